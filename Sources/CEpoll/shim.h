@@ -1,0 +1,16 @@
+#ifndef LIVELINE_CEPOLL_SHIM_H
+#define LIVELINE_CEPOLL_SHIM_H
+// Linux headers that Swift's Glibc module leaves out. Header-only: nothing to link.
+#define _GNU_SOURCE 1
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <fcntl.h>
+#include <unistd.h>
+static inline int liveline_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+    return accept4(fd, addr, len, flags);
+}
+#endif

@@ -1,0 +1,4 @@
+#ifndef LIVELINE_CNGHTTP2_SHIM_H
+#define LIVELINE_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,70 @@
+import Foundation
+
+/// One APNs request without its destination: the metadata headers and the JSON body.
+///
+/// The client adds `:path` (device token or channel) and `authorization`.
+public struct PushRequest: Sendable, Hashable {
+    public var pushType: PushType
+    /// `apns-topic`: the bundle id plus the push type's suffix. Unused for broadcasts.
+    public var topic: String
+    /// `apns-priority`; APNs assumes 10 when absent.
+    public var priority: Priority?
+    public var expiration: Expiration?
+    /// `apns-collapse-id`, at most 64 bytes: newer pushes with the same id replace older ones.
+    public var collapseID: String?
+    /// `apns-id`; APNs generates one when absent.
+    public var apnsID: UUID?
+    public var body: JSONValue
+
+    public init(
+        pushType: PushType, topic: String, priority: Priority? = nil, expiration: Expiration? = nil,
+        collapseID: String? = nil, apnsID: UUID? = nil, body: JSONValue
+    ) {
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.body = body
+    }
+
+    /// A Live Activity push for the app `bundleID` (topic `<bundleID>.push-type.liveactivity`).
+    ///
+    /// - Important: priority 10 counts against the activity's hourly update budget; use
+    ///   `.considerate` (5) for updates that can wait.
+    public static func liveActivity(
+        _ push: LiveActivityPush, bundleID: String, priority: Priority = .immediate, expiration: Expiration? = nil,
+        collapseID: String? = nil, apnsID: UUID? = nil
+    ) -> PushRequest {
+        PushRequest(
+            pushType: .liveActivity, topic: PushType.liveActivity.topic(forBundleID: bundleID), priority: priority,
+            expiration: expiration, collapseID: collapseID, apnsID: apnsID, body: push.body)
+    }
+
+    /// An ordinary notification: `alert` unless it only sets `content-available`, then `background`
+    /// (which APNs accepts only at priority 5).
+    public static func notification(
+        _ push: NotificationPush, bundleID: String, priority: Priority? = nil, expiration: Expiration? = nil,
+        collapseID: String? = nil, apnsID: UUID? = nil
+    ) -> PushRequest {
+        let isBackground = push.contentAvailable && push.alert == nil && push.sound == nil && push.badge == nil
+        let type: PushType = isBackground ? .background : .alert
+        return PushRequest(
+            pushType: type, topic: bundleID, priority: priority ?? (isBackground ? .considerate : .immediate),
+            expiration: expiration, collapseID: collapseID, apnsID: apnsID, body: push.body)
+    }
+
+    /// The request headers besides `:method`, `:path` and `authorization`, in the order sent.
+    public var headers: [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [("apns-push-type", pushType.rawValue), ("apns-topic", topic)]
+        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
+        if let expiration { headers.append(("apns-expiration", expiration.headerValue)) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let apnsID { headers.append(("apns-id", apnsID.uuidString.lowercased())) }
+        return headers
+    }
+
+    /// The exact body bytes that go on the wire.
+    public func serializedBody() -> [UInt8] { body.serialized() }
+}

@@ -1,0 +1,1 @@
+// Tests for LivelineAPNS go here.

@@ -1,0 +1,1 @@
+// Tests for LivelineCLI go here.

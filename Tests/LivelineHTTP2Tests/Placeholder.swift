@@ -1,0 +1,1 @@
+// Tests for LivelineHTTP2 go here.

@@ -1,0 +1,1 @@
+// Tests for LivelineUI go here.

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Liveline needs, once: packages already present are skipped.
+# Usage: scripts/install-deps.sh [build|test|demo]
+set -euo pipefail
+
+packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev)
+case "${1:-build}" in
+  test) packages+=(nghttp2-client nghttp2-server openssl python3) ;;
+  demo|build) ;;
+  *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo=(sudo -n)
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "error: missing Debian packages: ${missing[*]}" >&2
+  echo "hint: run as root, install sudo, or: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
