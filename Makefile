@@ -12,7 +12,7 @@ demo: ## Run the flight-tracker story end to end
 test: ## Build and run every test
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
-	@$(SWIFT) test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	@$(SWIFT) test --skip-build 
 
 build:
 	@scripts/install-deps.sh build

@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, arrows one way:
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
+//     ← LivelineCrypto (P-256 keys, ES256 JWTs; OpenSSL)
 //     ← LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //       ← LivelineAPNS (provider client) / LivelineSimulator (APNs + simulated iPhones)
 //         ← liveline (the command-line tool)
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
+        .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -26,16 +28,20 @@ let package = Package(
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
+        .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
-        .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineHTTP2", "COpenSSL"]),
-        .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineHTTP2", "COpenSSL"]),
+        .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
+        .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
+        // Test support users need too: certificates and keys made at run time, local servers.
+        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto"]),
         .executableTarget(name: "liveline", dependencies: ["LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineSimulator"]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
-        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2"]),
-        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineHTTP2"]),
-        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore"]),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting"]),
+        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineHTTP2", "LivelineTesting"]),
+        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,1 @@
+// LivelineTesting: placeholder until the module's first type lands; delete when adding real sources.

@@ -1,0 +1,1 @@
+// Tests for LivelineCrypto go here.
