@@ -33,6 +33,8 @@ struct Liveline {
     static var commands: [CommandEntry] {
         [
             CommandEntry(PayloadCommand.self),
+            CommandEntry(LintCommand.self),
+            CommandEntry(DemoCommand.self),
         ]
     }
 
