@@ -51,7 +51,7 @@ enum PayloadCommand: LivelineCommand {
         if arguments.flag("headers") {
             var lines = [":method: POST", ":path: /3/device/<token>"]
             lines += built.request.headers.map { "\($0.name): \($0.value)" }
-            Console.out(lines.joined(separator: "\n") + "\n")
+            Console.out(lines.joined(separator: "\n") + "\n\n")
         }
         Console.out(json)
         Console.err("ok: \(event.rawValue) body is \(bytes.count) of 4096 bytes (\(bytes.count * 100 / 4096)%)")
