@@ -1,0 +1,136 @@
+import LivelineCore
+
+/// The size limits a Live Activity UI must meet, and a byte breakdown to explain a failure.
+public enum VoltraBudget {
+    /// Voltra's budget for the base64 `uiJsonData` string, in bytes.
+    public static let base64Limit = 3345
+    /// ActivityKit's cap for the whole APNs body, in bytes.
+    public static let bodyLimit = 4096
+    /// The device decoder inflates into a buffer of this many times the compressed size.
+    public static let maxRatio = 8
+
+    /// Throws when the base64 string is over 3345 bytes or the JSON is over 8× the compressed size.
+    ///
+    /// - Throws: `UIError` `.overBudget` (listing bytes by region and the largest subtrees) or
+    ///   `.compressionRatio`.
+    public static func check(_ encoded: EncodedUI) throws(UIError) {
+        let size = encoded.base64.utf8.count
+        if size > base64Limit {
+            throw UIError(.overBudget, """
+                UI payload is \(size) bytes of base64, over the budget of \(base64Limit) bytes (ActivityKit hard cap \
+                \(bodyLimit) bytes); JSON \(encoded.json.count) bytes, brotli \(encoded.compressed.count) bytes \
+                (\(encoded.mode.rawValue) mode). Reduce the UI.
+                \(SizeReport(encoded).summary)
+                """)
+        }
+        try checkRatio(encoded)
+    }
+
+    /// Throws when the JSON is more than 8× its compressed size (the device would drop the update).
+    public static func checkRatio(_ encoded: EncodedUI) throws(UIError) {
+        guard encoded.json.count > maxRatio * encoded.compressed.count else { return }
+        throw UIError(.compressionRatio, """
+            UI JSON is \(encoded.json.count) bytes, more than \(maxRatio)× its \(encoded.compressed.count) compressed \
+            bytes (ratio \(formatRatio(encoded.ratio))); the device inflates into \(maxRatio * encoded.compressed.count) \
+            bytes, truncates, and drops the update. Make the UI less repetitive (e.g. fewer identical elements).
+            """)
+    }
+
+    /// Throws when a complete APNs body is over 4096 bytes; names the `uiJsonData` share when given.
+    public static func checkBody(_ body: [UInt8], encoded: EncodedUI? = nil) throws(UIError) {
+        guard body.count > bodyLimit else { return }
+        var message = "APNs body is \(body.count) bytes, over ActivityKit's \(bodyLimit)-byte limit"
+        if let encoded {
+            message += "; uiJsonData takes \(encoded.base64.utf8.count) bytes, the rest \(body.count - encoded.base64.utf8.count)"
+            message += ".\n" + SizeReport(encoded).summary
+        } else {
+            message += "."
+        }
+        throw UIError(.bodyTooLarge, message)
+    }
+
+    static func formatRatio(_ r: Double) -> String {
+        String(Double((r * 100).rounded()) / 100)
+    }
+}
+
+/// Bytes of an encoded UI by region and by subtree (uncompressed JSON bytes).
+public struct SizeReport: Sendable {
+    /// One part of the root object: a region, `e` or `s`.
+    public struct Part: Sendable, Hashable {
+        /// The root key (`ls`, `isl_exp_c`, `e`, `s`, …).
+        public var key: String
+        /// Its JSON bytes.
+        public var jsonBytes: Int
+        /// Its bytes when brotli-compressed alone (a rough share of the compressed size).
+        public var compressedAlone: Int
+    }
+
+    /// One element subtree.
+    public struct Subtree: Sendable, Hashable {
+        /// Where it is, e.g. `ls > VStack > HStack[1]`.
+        public var path: String
+        /// Its JSON bytes.
+        public var jsonBytes: Int
+    }
+
+    /// The parts, in root order.
+    public let parts: [Part]
+    /// The largest subtrees below a region's root, largest first (at most 8).
+    public let largestSubtrees: [Subtree]
+    /// Totals.
+    public let jsonBytes: Int, compressedBytes: Int, base64Bytes: Int
+
+    /// Measures `encoded`.
+    public init(_ encoded: EncodedUI) {
+        jsonBytes = encoded.json.count
+        compressedBytes = encoded.compressed.count
+        base64Bytes = encoded.base64.utf8.count
+        guard let root = try? JSONValue.parse(encoded.json).objectValue else {
+            parts = []
+            largestSubtrees = []
+            return
+        }
+        var parts: [Part] = []
+        var subtrees: [Subtree] = []
+        for member in root where member.value.objectValue != nil || member.value.arrayValue != nil {
+            let bytes = member.value.serialized()
+            parts.append(Part(key: member.key, jsonBytes: bytes.count, compressedAlone: Brotli.compress(bytes).count))
+            guard member.key != "s" else { continue }
+            func walk(_ node: JSONValue, path: String, isRoot: Bool) {
+                if let list = node.arrayValue {
+                    for (i, item) in list.enumerated() { walk(item, path: path + "[\(i)]", isRoot: isRoot) }
+                    return
+                }
+                guard let object = node.objectValue else { return }
+                let name = object["t"]?.numberValue.flatMap { Component(typeID: Int($0)) }?.rawValue ?? "?"
+                let here = object["$r"] != nil ? path : path + (isRoot && member.key != "e" ? "" : " > " + name)
+                if !isRoot { subtrees.append(Subtree(path: here, jsonBytes: node.serializedSize)) }
+                if let c = object["c"], c.stringValue == nil {
+                    if let list = c.arrayValue {
+                        for (i, item) in list.enumerated() { walk(item, path: here + " > [\(i)]", isRoot: false) }
+                    } else {
+                        walk(c, path: here, isRoot: false)
+                    }
+                }
+                for prop in object["p"]?.objectValue ?? JSONObject() where prop.value.objectValue?["t"] != nil {
+                    walk(prop.value, path: here + " ." + ShortNames.expand(prop.key), isRoot: false)
+                }
+            }
+            walk(member.value, path: member.key, isRoot: true)
+        }
+        self.parts = parts
+        self.largestSubtrees = Array(subtrees.sorted { $0.jsonBytes > $1.jsonBytes }.prefix(8))
+    }
+
+    /// A few lines for people: bytes by region, then the largest subtrees.
+    public var summary: String {
+        var text = "Bytes by region (JSON / brotli alone): "
+        text += parts.map { "\($0.key) \($0.jsonBytes)/\($0.compressedAlone)" }.joined(separator: ", ")
+        if !largestSubtrees.isEmpty {
+            text += "\nLargest subtrees (JSON bytes): "
+            text += largestSubtrees.prefix(5).map { "\($0.path) \($0.jsonBytes)" }.joined(separator: "; ")
+        }
+        return text
+    }
+}
