@@ -33,6 +33,8 @@ struct Liveline {
     static var commands: [CommandEntry] {
         [
             CommandEntry(PayloadCommand.self),
+            CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
+                         children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self)]),
         ]
     }
 

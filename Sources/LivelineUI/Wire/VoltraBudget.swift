@@ -97,27 +97,27 @@ public struct SizeReport: Sendable {
             let bytes = member.value.serialized()
             parts.append(Part(key: member.key, jsonBytes: bytes.count, compressedAlone: Brotli.compress(bytes).count))
             guard member.key != "s" else { continue }
-            func walk(_ node: JSONValue, path: String, isRoot: Bool) {
+            // Paths read like `ls:VStack > HStack[1] > Text[0]`, `isl_min:Gauge > currentValueLabel:Text`.
+            func walk(_ node: JSONValue, parent: String?, label: String) {
                 if let list = node.arrayValue {
-                    for (i, item) in list.enumerated() { walk(item, path: path + "[\(i)]", isRoot: isRoot) }
+                    for (i, item) in list.enumerated() { walk(item, parent: parent, label: label + "[\(i)]") }
                     return
                 }
                 guard let object = node.objectValue else { return }
-                let name = object["t"]?.numberValue.flatMap { Component(typeID: Int($0)) }?.rawValue ?? "?"
-                let here = object["$r"] != nil ? path : path + (isRoot && member.key != "e" ? "" : " > " + name)
-                if !isRoot { subtrees.append(Subtree(path: here, jsonBytes: node.serializedSize)) }
-                if let c = object["c"], c.stringValue == nil {
-                    if let list = c.arrayValue {
-                        for (i, item) in list.enumerated() { walk(item, path: here + " > [\(i)]", isRoot: false) }
-                    } else {
-                        walk(c, path: here, isRoot: false)
-                    }
+                let name = object["$r"] != nil ? "$r" : object["t"]?.numberValue.flatMap { Component(typeID: Int($0)) }?.rawValue ?? "?"
+                let here: String
+                if let parent {
+                    here = parent + " > " + label.replacingOccurrences(of: "#", with: name)
+                    subtrees.append(Subtree(path: here, jsonBytes: node.serializedSize))
+                } else {
+                    here = label.replacingOccurrences(of: "#", with: name)
                 }
-                for prop in object["p"]?.objectValue ?? JSONObject() where prop.value.objectValue?["t"] != nil {
-                    walk(prop.value, path: here + " ." + ShortNames.expand(prop.key), isRoot: false)
+                if let c = object["c"], c.stringValue == nil { walk(c, parent: here, label: "#") }
+                for prop in object["p"]?.objectValue ?? JSONObject() where prop.value.objectValue?["t"] != nil || prop.value.arrayValue != nil {
+                    walk(prop.value, parent: here, label: ShortNames.expand(prop.key) + ":#")
                 }
             }
-            walk(member.value, path: member.key, isRoot: true)
+            walk(member.value, parent: nil, label: member.key + ":#")
         }
         self.parts = parts
         self.largestSubtrees = Array(subtrees.sorted { $0.jsonBytes > $1.jsonBytes }.prefix(8))

@@ -34,8 +34,8 @@ import Testing
             return m.hasPrefix("UI payload is \(encoded.base64.count) bytes of base64, over the budget of 3345 bytes")
                 && m.contains("Bytes by region (JSON / brotli alone): ls ")
                 && m.contains(", isl_min ")
-                && m.contains("Largest subtrees (JSON bytes): ls > [0] > Text ")
-                && m.contains("ls > [1] > HStack")
+                && m.contains("Largest subtrees (JSON bytes): ls:VStack > Text[0] ")
+                && m.contains("ls:VStack > HStack[1] > Text[0] ")
         }
     }
 
