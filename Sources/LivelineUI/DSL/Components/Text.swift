@@ -11,12 +11,14 @@ public struct Text: NodeView {
         node.set("numberOfLines", lineLimit.map { .number(Double($0)) })
         node.set("multilineTextAlignment", alignment.map { .string($0.rawValue) })
     }
-    /// A date formatted on the server (e.g. `"14:35"`), in `timeZone`.
-    public init(_ date: Date, format: String = "HH:mm", timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = format
-        self.init(formatter.string(from: date))
+    /// A clock time formatted on the server (`"14:35"`, or `"14:35:09"` with seconds) in `timeZone`.
+    ///
+    /// For a time that ticks on the device, use `Timer`.
+    public init(_ date: Date, seconds: Bool = false, timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.hour, .minute, .second], from: date)
+        func two(_ n: Int?) -> String { let n = n ?? 0; return n < 10 ? "0\(n)" : "\(n)" }
+        self.init(two(c.hour) + ":" + two(c.minute) + (seconds ? ":" + two(c.second) : ""))
     }
 }
