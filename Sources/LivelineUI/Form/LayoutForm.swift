@@ -232,6 +232,7 @@ struct FormParser {
                     if id == nil { id = member.value }
                     continue
                 }
+                if member.key == "key" { continue }  // React strips `key`; so does Voltra's renderer
                 if member.key == "children" {
                     throw fail(propPath, "children go in the node's \"children\", not in props")
                 }

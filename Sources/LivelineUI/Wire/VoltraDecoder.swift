@@ -108,6 +108,7 @@ public enum VoltraDecoder {
 
     static func bytes(base64: String) throws(UIError) -> [UInt8] {
         let trimmed = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw UIError(.invalidBase64, "uiJsonData is empty") }
         guard let data = Data(base64Encoded: trimmed) else {
             let hint = trimmed.contains("-") || trimmed.contains("_") ? " (it looks URL-safe; the device wants + and /)"
                 : trimmed.count % 4 != 0 ? " (its length \(trimmed.count) is not a multiple of 4: padding missing?)" : ""

@@ -74,3 +74,26 @@ import Testing
         }
     }
 }
+
+@Suite struct DocsExampleTests {
+    /// The example of docs/ui.md compiles and stays within budget.
+    @Test func docsExampleEncodesWithinBudget() throws {
+        let boarding = Date(timeIntervalSince1970: 1_767_256_200)
+        let layout = UILayout {
+            LockScreen(backgroundTint: "#0B1220") {
+                VStack(alignment: .leading, spacing: 6) {
+                    HStack { Text("LIS").font(size: 28, weight: .heavy); Spacer(); Symbol("airplane", tint: "#38BDF8"); Spacer(); Text("ZRH").font(size: 28, weight: .heavy) }
+                    Timer(end: boarding, running: "Boards in {time}", completed: "Boarding").fontSize(13).foregroundColor("#94A3B8")
+                }
+                .padding(16)
+            }
+            CompactTrailing { Text("Gate B12") }
+            Minimal(keylineTint: .cyan) { Symbol("airplane") }
+        }
+        let state = try VoltraAttributes.ContentState(layout: layout)
+        let push = try LiveActivityPush.start(attributes: VoltraAttributes(name: "LL1234"), state: state, alert: Alert(title: "LL 1234", body: "Boarding soon"))
+        #expect(push.attributesType == "VoltraAttributes")
+        #expect(push.contentState?["uiJsonData"] == .string(state.uiJsonData))
+        try VoltraBudget.checkBody(push.body.serialized(), encoded: VoltraEncoder.encode(layout))
+    }
+}

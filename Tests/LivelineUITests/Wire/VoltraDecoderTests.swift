@@ -63,6 +63,7 @@ import Testing
         (Data(Brotli.compress(Array(#"{"ls":1}"#.utf8))).base64EncodedString(), .invalidPayload, #"no "v""#),
         (Data(Brotli.compress(Array("[1,".utf8))).base64EncodedString(), .invalidPayload, "does not hold JSON"),
         ("ixOA-yJ2", .invalidBase64, "URL-safe"),
+        ("  ", .invalidBase64, "uiJsonData is empty"),
     ])
     func unreadableInputIsAnErrorNamingTheProblem(input: String, code: UIError.Code, fragment: String) {
         #expect {
