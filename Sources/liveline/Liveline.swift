@@ -35,6 +35,11 @@ struct Liveline {
             CommandEntry(PayloadCommand.self),
             CommandEntry(LintCommand.self),
             CommandEntry(DemoCommand.self),
+            CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
+                         children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self)]),
+            CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
+                CommandEntry(BenchUICommand.self),
+            ]),
         ]
     }
 
