@@ -91,3 +91,14 @@ import Testing
         #expect(linted.issues.first?.message.contains("drops the whole update") == true)
     }
 }
+
+@Suite struct LayoutLintTests {
+    @Test func lintingALayoutReportsPropsOfTheWrongType() throws {
+        let layout = try LayoutForm.parse(Array(#"{"lockScreen":{"type":"VStack","props":{"spacing":"8"},"children":[{"type":"Toggle","props":{"defaultValue":"yes"}}]}}"#.utf8))
+        let issues = VoltraDecoder.lint(layout)
+        #expect(issues.map(\.path) == ["ls.c[0].p", "ls.p"])
+        #expect(issues.allSatisfy { $0.kind == .wrongPropType })
+        #expect(issues[0].message.hasPrefix(#"Toggle: defaultValue (dv) is string "yes", expected boolean"#))
+        #expect(VoltraDecoder.lint(SpecVectors.orderLayout).isEmpty)
+    }
+}
