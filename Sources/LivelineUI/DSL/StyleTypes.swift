@@ -1,13 +1,13 @@
 import LivelineCore
 
 /// A length: points, a percentage (`"100%"` fills), or `auto` (wrap content).
-public enum Dimension: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+public enum Length: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
     case points(Double)
     case percent(Double)
     case auto
 
     /// Fill the available space (`"100%"`).
-    public static let fill = Dimension.percent(100)
+    public static let fill = Length.percent(100)
 
     public init(integerLiteral value: Int) { self = .points(Double(value)) }
     public init(floatLiteral value: Double) { self = .points(value) }
