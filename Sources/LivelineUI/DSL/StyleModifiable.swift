@@ -175,6 +175,7 @@ extension StyleModifiable {
 ///
 /// Apply with `.style(caption)`. Compact mode stores structurally equal styles once.
 public struct Style: StyleModifiable, Sendable, Hashable {
+    /// The properties, full names, in order.
     public var styleProperties: JSONObject
     /// An empty style.
     public init() { styleProperties = JSONObject() }

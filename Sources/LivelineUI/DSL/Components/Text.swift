@@ -3,6 +3,7 @@ import LivelineCore
 
 /// Text (`t:0`): one string.
 public struct Text: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// Text with a string.
     public init(_ text: String, lineLimit: Int? = nil, alignment: MultilineTextAlignment? = nil) {
