@@ -25,6 +25,7 @@ enum UIEncodeCommand: LivelineCommand {
         let encoded = VoltraEncoder.encode(layout, mode: mode)
         Console.out(arguments.flag("json") ? encoded.jsonString : encoded.base64)
         Console.err(UICLI.sizeLine(encoded))
+        for issue in VoltraDecoder.lint(layout) { Console.err("warning: \(issue)") }
         do { try VoltraBudget.check(encoded) } catch { throw CLIError(message: error.message) }
         return 0
     }

@@ -29,6 +29,7 @@ enum UISizeCommand: LivelineCommand {
             for subtree in report.largestSubtrees { lines.append(String(format: "%6d  ", subtree.jsonBytes) + subtree.path) }
         }
         Console.out(lines.joined(separator: "\n"))
+        for issue in VoltraDecoder.lint(layout) { Console.err("warning: \(issue)") }
         do { try VoltraBudget.check(shown) } catch { throw CLIError(message: error.message) }
         return 0
     }

@@ -41,10 +41,15 @@ public func SupplementalSmall(@UIBuilder _ content: () -> [any VoltraView]) -> R
 /// Collects regions for `UILayout { ... }`.
 @resultBuilder
 public enum RegionBuilder {
+    /// One region.
     public static func buildExpression(_ region: RegionView) -> [RegionView] { [region] }
+    /// The regions of a block.
     public static func buildBlock(_ parts: [RegionView]...) -> [RegionView] { parts.flatMap { $0 } }
+    /// An `if` without `else`.
     public static func buildOptional(_ part: [RegionView]?) -> [RegionView] { part ?? [] }
+    /// The `if` branch.
     public static func buildEither(first: [RegionView]) -> [RegionView] { first }
+    /// The `else` branch.
     public static func buildEither(second: [RegionView]) -> [RegionView] { second }
 }
 

@@ -62,14 +62,14 @@ extension StyleModifiable {
     // MARK: Size
 
     /// `width` / `height`.
-    public func frame(width: Dimension? = nil, height: Dimension? = nil) -> Self {
+    public func frame(width: Length? = nil, height: Length? = nil) -> Self {
         var s = self
         if let width { s = s.styled("width", width.json) }
         if let height { s = s.styled("height", height.json) }
         return s
     }
     /// `minWidth` / `maxWidth` / `minHeight` / `maxHeight`.
-    public func frame(minWidth: Dimension? = nil, maxWidth: Dimension? = nil, minHeight: Dimension? = nil, maxHeight: Dimension? = nil) -> Self {
+    public func frame(minWidth: Length? = nil, maxWidth: Length? = nil, minHeight: Length? = nil, maxHeight: Length? = nil) -> Self {
         var s = self
         if let minWidth { s = s.styled("minWidth", minWidth.json) }
         if let maxWidth { s = s.styled("maxWidth", maxWidth.json) }
@@ -89,7 +89,7 @@ extension StyleModifiable {
     /// `flexShrink`.
     public func flexShrink(_ value: Double) -> Self { number("flexShrink", value) }
     /// `flexBasis`.
-    public func flexBasis(_ value: Dimension) -> Self { styled("flexBasis", value.json) }
+    public func flexBasis(_ value: Length) -> Self { styled("flexBasis", value.json) }
     /// `flexDirection`.
     public func flexDirection(_ value: FlexDirection) -> Self { styled("flexDirection", .string(value.rawValue)) }
     /// `alignItems`.
@@ -175,6 +175,7 @@ extension StyleModifiable {
 ///
 /// Apply with `.style(caption)`. Compact mode stores structurally equal styles once.
 public struct Style: StyleModifiable, Sendable, Hashable {
+    /// The properties, full names, in order.
     public var styleProperties: JSONObject
     /// An empty style.
     public init() { styleProperties = JSONObject() }

@@ -1,15 +1,17 @@
 import LivelineCore
 
 /// A length: points, a percentage (`"100%"` fills), or `auto` (wrap content).
-public enum Dimension: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+public enum Length: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
     case points(Double)
     case percent(Double)
     case auto
 
     /// Fill the available space (`"100%"`).
-    public static let fill = Dimension.percent(100)
+    public static let fill = Length.percent(100)
 
+    /// Points.
     public init(integerLiteral value: Int) { self = .points(Double(value)) }
+    /// Points.
     public init(floatLiteral value: Double) { self = .points(value) }
 
     var json: JSONValue {
@@ -23,6 +25,7 @@ public enum Dimension: Sendable, Hashable, ExpressibleByIntegerLiteral, Expressi
 
 /// Insets on each edge.
 public struct EdgeInsets: Sendable, Hashable {
+    /// The inset of each edge, in points.
     public var top: Double, leading: Double, bottom: Double, trailing: Double
     /// Creates insets.
     public init(top: Double = 0, leading: Double = 0, bottom: Double = 0, trailing: Double = 0) {

@@ -14,8 +14,10 @@ public protocol NodeView: VoltraView, StyleModifiable {
 }
 
 extension NodeView {
+    /// The element, built fresh.
     public func makeElements() -> [UIElement] { [node.makeElement()] }
 
+    /// The element's style properties.
     public var styleProperties: JSONObject {
         get { node.style }
         set { node.style = newValue }
@@ -90,13 +92,21 @@ public struct Node: Sendable {
 /// Builds lists of views, SwiftUI style: blocks, `if`, `if`/`else`, `switch` and `for`.
 @resultBuilder
 public enum UIBuilder {
+    /// A single view.
     public static func buildExpression(_ view: any VoltraView) -> [any VoltraView] { [view] }
+    /// A list of views (e.g. from a helper function).
     public static func buildExpression(_ views: [any VoltraView]) -> [any VoltraView] { views }
+    /// The views of a block, in order.
     public static func buildBlock(_ parts: [any VoltraView]...) -> [any VoltraView] { parts.flatMap { $0 } }
+    /// An `if` without `else`.
     public static func buildOptional(_ part: [any VoltraView]?) -> [any VoltraView] { part ?? [] }
+    /// The `if` branch.
     public static func buildEither(first: [any VoltraView]) -> [any VoltraView] { first }
+    /// The `else` branch.
     public static func buildEither(second: [any VoltraView]) -> [any VoltraView] { second }
+    /// A `for` loop.
     public static func buildArray(_ parts: [[any VoltraView]]) -> [any VoltraView] { parts.flatMap { $0 } }
+    /// An `if #available` block.
     public static func buildLimitedAvailability(_ part: [any VoltraView]) -> [any VoltraView] { part }
 }
 
@@ -105,6 +115,7 @@ public struct Group: VoltraView {
     let content: [any VoltraView]
     /// Groups the views the builder produces.
     public init(@UIBuilder _ content: () -> [any VoltraView]) { self.content = content() }
+    /// The elements.
     public func makeElements() -> [UIElement] { content.flatMap { $0.makeElements() } }
 }
 
@@ -117,6 +128,7 @@ public struct ForEach<Data: Sequence & Sendable>: VoltraView where Data.Element:
         self.data = data
         self.content = content
     }
+    /// The elements.
     public func makeElements() -> [UIElement] { data.flatMap { content($0).flatMap { $0.makeElements() } } }
 }
 
@@ -126,6 +138,7 @@ public struct Shared: VoltraView {
     let elements: [UIElement]
     /// Builds the view once.
     public init(_ view: some VoltraView) { elements = view.makeElements() }
+    /// The elements.
     public func makeElements() -> [UIElement] { elements }
 }
 

@@ -25,7 +25,8 @@ struct FormParser {
             switch member.key {
             case "lockScreen":
                 if let object = member.value.objectValue, object["type"] == nil,
-                   object.keys.allSatisfy({ $0 == "content" || $0 == "activityBackgroundTint" }) {
+                   object["content"] != nil || object["activityBackgroundTint"] != nil || object.isEmpty {
+                    _ = try self.object(member.value, path: "lockScreen", keys: ["content", "activityBackgroundTint"])
                     if let content = object["content"], content != .null {
                         layout.regions[.lockScreen] = try regionContent(content, path: "lockScreen.content")
                     }

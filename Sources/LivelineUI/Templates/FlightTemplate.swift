@@ -8,7 +8,7 @@ public struct FlightTemplate: LiveActivityTemplate {
     public var timeZone: TimeZone
 
     /// A template printing times in `timeZone` (the departure airport's, typically).
-    public init(timeZone: TimeZone = TimeZone(identifier: "Europe/Lisbon")!) { self.timeZone = timeZone }
+    public init(timeZone: TimeZone = TimeZone(identifier: "Europe/Lisbon") ?? TimeZone(secondsFromGMT: 0)!) { self.timeZone = timeZone }
 
     static let background: Color = "#0B1220"
     static let primary: Color = "#F8FAFC"

@@ -12,6 +12,8 @@ public struct UILintIssue: Sendable, Hashable, CustomStringConvertible {
         case malformedNode = "malformed-node"
         /// JSON over 8× the compressed size: the device's decoder truncates it and drops the update.
         case compressionRatio = "compression-ratio"
+        /// A color string the device cannot parse: the color is not applied.
+        case invalidColor = "invalid-color"
         /// `v` above 1: the device renders nothing.
         case unsupportedVersion = "unsupported-version"
     }

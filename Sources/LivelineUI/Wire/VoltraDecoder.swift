@@ -59,6 +59,21 @@ public enum VoltraDecoder {
         return decoded
     }
 
+    /// Lints a layout before it is sent: what the device would do differently from what was written
+    /// (props of the wrong JSON type, which make the element fall back to defaults, ...). Paths are
+    /// wire paths of the compatible encoding (`ls.c[1].p`).
+    public static func lint(_ layout: UILayout) -> [UILintIssue] {
+        let encoded = VoltraEncoder.encode(layout, mode: .compatible)
+        var issues = (try? decode(json: encoded.json).issues) ?? []
+        if encoded.json.count > VoltraBudget.maxRatio * encoded.compressed.count {
+            issues.insert(UILintIssue(.compressionRatio, path: "uiJsonData", """
+                JSON is \(encoded.json.count) bytes, more than \(VoltraBudget.maxRatio)× its \(encoded.compressed.count) \
+                compressed bytes in compatible mode; the device would drop the update. Make the UI less repetitive.
+                """), at: 0)
+        }
+        return issues
+    }
+
     static func bytes(base64: String) throws(UIError) -> [UInt8] {
         let trimmed = base64.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw UIError(.invalidBase64, "uiJsonData is empty") }

@@ -51,6 +51,11 @@ struct WireReader {
         }
         layout.lockScreenBackgroundTint = root["ls_background_tint"]?.stringValue
         layout.keylineTint = root["isl_keyline_tint"]?.stringValue
+        for (key, tint) in [("ls_background_tint", layout.lockScreenBackgroundTint), ("isl_keyline_tint", layout.keylineTint)] {
+            if let tint, !ColorSyntax.isValid(tint) {
+                issues.append(UILintIssue(.invalidColor, path: key, "\"\(tint)\" is not a color the device parses; the tint is not applied"))
+            }
+        }
         return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
     }
 
@@ -148,6 +153,7 @@ struct WireReader {
                 continue
             }
             if name == "id" { continue }
+            checkColor(name, member.value, path: "\(path).\(member.key)")
             if let expected = types[member.key], !expected.accepts(member.value) {
                 wrong.append("\(name) (\(member.key)) is \(FormParser.describe(member.value)), expected \(expected.rawValue)")
             }
@@ -183,6 +189,7 @@ struct WireReader {
             let entry = styles[index]
             let style: UIStyle
             if let object = entry.objectValue {
+                for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(index)].\(member.key)") }
                 style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
             } else {
                 if entry != .null { issues.append(UILintIssue(.malformedNode, path: "s[\(index)]", "style entry must be an object, got \(entry.typeName)")) }
@@ -191,6 +198,7 @@ struct WireReader {
             styleCache[index] = style
             return style
         case .object(let object):
+            for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "\(path).\(member.key)") }
             return UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
         case .null:
             return nil
@@ -198,5 +206,14 @@ struct WireReader {
             issues.append(UILintIssue(.malformedNode, path: path, "style must be an index or an object, got \(value.typeName); no style"))
             return nil
         }
+    }
+
+    private mutating func checkColor(_ name: String, _ value: JSONValue, path: String) {
+        guard ColorSyntax.colorKeys.contains(name), case .string(let text) = value,
+              !ColorSyntax.isValid(text, gradientAllowed: name == "backgroundColor") else { return }
+        issues.append(UILintIssue(.invalidColor, path: path, """
+            \(name) "\(text)" is not a color the device parses (#RGB, #RRGGBB[AA], rgb(), rgba(), hsl(), hsla() or a \
+            name such as blue); it is not applied
+            """))
     }
 }

@@ -80,6 +80,7 @@ import Testing
         (##"{"island":{"compact":{"leading":{"type":"Text","props":{"style":5}}}}}"##, "invalid layout at island.compact.leading.props.style: style must be an object or an array of objects, got number 5"),
         (##"{"island":{"expanded":{"middle":{}}}}"##, "invalid layout at island.expanded.middle: unknown key; expected one of center, leading, trailing, bottom"),
         (##"{"lockScreen":{"content":{"type":"Text"},"activityBackgroundTint":1}}"##, ##"invalid layout at lockScreen.activityBackgroundTint: a color must be a string such as "#101828", got number 1"##),
+        (##"{"lockScreen":{"content":{"type":"Text"},"tint":"red"}}"##, "invalid layout at lockScreen.tint: unknown key; expected one of content, activityBackgroundTint"),
         (##"{"lockScreen":{"type":"BarMark"}}"##, "invalid layout at lockScreen.type: BarMark is only allowed as a child of a Chart"),
         (##"{"lockScreen":{"type":"Chart","children":[{"type":"LineMark","props":{}}]}}"##, ##"invalid layout at lockScreen.children[0].props.data: a line mark needs "data": an array of points"##),
         (##"{"lockScreen":{"type":"LinearGradient","props":{"colors":["red"],"locations":[0,1]}}}"##, "invalid layout at lockScreen.props.locations: has 2 entries but colors has 1; give one location per color"),

@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: 0..<states.count)
     func everyStateRendersWithinBudgetAndDecodesCleanly(index: Int) throws {
         let state = Self.states[index]
-        let template = FlightTemplate(timeZone: TimeZone(identifier: "UTC")!)
+        let template = FlightTemplate(timeZone: TimeZone(secondsFromGMT: 0)!)
         let content = try template.contentState(attributes: Self.attributes, state: state)
         let decoded = try VoltraDecoder.decode(base64: content.uiJsonData)
         #expect(decoded.issues.isEmpty)

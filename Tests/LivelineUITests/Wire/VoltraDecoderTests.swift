@@ -91,3 +91,32 @@ import Testing
         #expect(linted.issues.first?.message.contains("drops the whole update") == true)
     }
 }
+
+@Suite struct LayoutLintTests {
+    @Test func lintingALayoutReportsPropsOfTheWrongType() throws {
+        let layout = try LayoutForm.parse(Array(#"{"lockScreen":{"type":"VStack","props":{"spacing":"8"},"children":[{"type":"Toggle","props":{"defaultValue":"yes"}}]}}"#.utf8))
+        let issues = VoltraDecoder.lint(layout)
+        #expect(issues.map(\.path) == ["ls.c[0].p", "ls.p"])
+        #expect(issues.allSatisfy { $0.kind == .wrongPropType })
+        #expect(issues[0].message.hasPrefix(#"Toggle: defaultValue (dv) is string "yes", expected boolean"#))
+        #expect(VoltraDecoder.lint(SpecVectors.orderLayout).isEmpty)
+    }
+}
+
+@Suite struct ColorLintTests {
+    @Test(arguments: [
+        ("#38BDF8", true), ("#fff", true), ("#ffff", true), ("38BDF8", true), ("#38BDF8CC", true), ("fff", false),
+        ("rgba(0,0,0,0.5)", true), ("hsl(200, 50%, 50%)", true), ("Blue", true), ("bleu", false), ("#12345", false), ("", false),
+    ])
+    func colorSyntaxFollowsTheDeviceParser(text: String, valid: Bool) {
+        #expect(ColorSyntax.isValid(text) == valid)
+    }
+
+    @Test func unparseableColorsAreReportedWithTheirPath() throws {
+        let json = ##"{"v":1,"ls":{"t":4,"p":{"n":"star","tc":"gold","s":0}},"s":[{"c":"#12345","bg":"linear-gradient(90deg, red, blue)"}],"isl_keyline_tint":"nope"}"##
+        let issues = try VoltraDecoder.decode(json: Array(json.utf8)).issues
+        #expect(issues.map(\.path) == ["ls.p.tc", "s[0].c", "isl_keyline_tint"])
+        #expect(issues.allSatisfy { $0.kind == .invalidColor })
+        #expect(issues[0].message.hasPrefix(#"tintColor "gold" is not a color the device parses"#))
+    }
+}

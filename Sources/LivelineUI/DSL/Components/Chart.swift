@@ -1,13 +1,21 @@
 import LivelineCore
 
-/// A data point of a bar, line, area or point mark.
-public struct ChartPoint: Sendable, Hashable {
-    public var x: JSONValue, y: Double, series: String?
-    /// A point; `x` is a number or a category string.
-    public init(_ x: JSONValue, _ y: Double, series: String? = nil) {
-        self.x = x
-        self.y = y
-        self.series = series
+/// Chart (`t:21`): Swift Charts marks.
+public struct Chart: NodeView {
+    /// The element this view describes.
+    public var node: Node
+    /// A chart of `marks`; `colors` maps series names to colors (`foregroundStyleScale`).
+    public init(_ marks: [ChartMark], xAxis: ChartVisibility? = nil, yAxis: ChartVisibility? = nil, legend: ChartVisibility? = nil,
+                xGrid: ChartGridStyle? = nil, yGrid: ChartGridStyle? = nil, colors: [(series: String, color: Color)] = []) {
+        node = Node(.chart)
+        node.set("xAxisVisibility", xAxis.map { .string($0.rawValue) })
+        node.set("yAxisVisibility", yAxis.map { .string($0.rawValue) })
+        node.set("legendVisibility", legend.map { .string($0.rawValue) })
+        if !marks.isEmpty { node.set("marks", .string(JSONValue.array(marks.map(\.json)).jsonString)) }
+        if !colors.isEmpty {
+            node.set("foregroundStyleScale", .string(JSONValue.array(colors.map { [.string($0.series), .string($0.color.value)] }).jsonString))
+        }
+        node.set("xAxisGridStyle", xGrid.map { .string($0.wire) })
+        node.set("yAxisGridStyle", yGrid.map { .string($0.wire) })
     }
-    var json: JSONValue { series.map { [x, .number(y), .string($0)] } ?? [x, .number(y)] }
 }

@@ -2,6 +2,7 @@ import LivelineCore
 
 /// CircularProgressView (`t:7`).
 public struct CircularProgressView: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A circular progress ring.
     public init(_ progress: ProgressValue, trackColor: Color? = nil, progressColor: Color? = nil, lineWidth: Double? = nil,

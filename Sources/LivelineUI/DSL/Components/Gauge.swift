@@ -2,6 +2,7 @@ import LivelineCore
 
 /// Gauge (`t:8`).
 public struct Gauge: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A gauge from `minimum` to `maximum` (default 0...1).
     public init(_ progress: ProgressValue, minimum: Double? = nil, tint: Color? = nil, style: GaugeStyle? = nil,

@@ -2,6 +2,7 @@ import LivelineCore
 
 /// GlassContainer (`t:15`, iOS 26).
 public struct GlassContainer: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A Liquid Glass container.
     public init(spacing: Double? = nil, @UIBuilder content: () -> [any VoltraView]) {

@@ -2,6 +2,7 @@ import LivelineCore
 
 /// HStack (`t:12`).
 public struct HStack: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A horizontal stack.
     public init(alignment: VerticalAlignment? = nil, spacing: Double? = nil, layout: StackLayout? = nil,

@@ -10,6 +10,7 @@ public struct Image: NodeView {
         case base64(String)
     }
 
+    /// The element this view describes.
     public var node: Node
     /// An image with an optional fallback drawn when it cannot load.
     public init(_ source: Source, resizeMode: ResizeMode? = nil, accentedRenderingMode: AccentedRenderingMode? = nil,

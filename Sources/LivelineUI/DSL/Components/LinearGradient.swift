@@ -2,6 +2,7 @@ import LivelineCore
 
 /// LinearGradient (`t:10`): a gradient, optionally with content on top.
 public struct LinearGradient: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A gradient through `colors`, with optional `locations` (one per color, 0...1).
     public init(colors: [Color], locations: [Double]? = nil, start: UnitPoint? = nil, end: UnitPoint? = nil, dither: Bool? = nil,

@@ -2,6 +2,7 @@ import LivelineCore
 
 /// LinearProgressView (`t:6`).
 public struct LinearProgressView: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A linear progress bar.
     public init(_ progress: ProgressValue, trackColor: Color? = nil, progressColor: Color? = nil, cornerRadius: Double? = nil,

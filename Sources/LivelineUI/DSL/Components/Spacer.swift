@@ -2,6 +2,7 @@ import LivelineCore
 
 /// Spacer (`t:16`).
 public struct Spacer: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A spacer.
     public init(minLength: Double? = nil) {

@@ -2,6 +2,7 @@ import LivelineCore
 
 /// Symbol (`t:4`): an SF Symbol.
 public struct Symbol: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A symbol; `colors` is the palette for `.palette`.
     public init(_ name: String, type: SymbolRenderingMode? = nil, scale: SymbolScale? = nil, weight: SymbolWeight? = nil,

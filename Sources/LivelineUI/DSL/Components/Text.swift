@@ -3,6 +3,7 @@ import LivelineCore
 
 /// Text (`t:0`): one string.
 public struct Text: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// Text with a string.
     public init(_ text: String, lineLimit: Int? = nil, alignment: MultilineTextAlignment? = nil) {
@@ -14,7 +15,7 @@ public struct Text: NodeView {
     /// A clock time formatted on the server (`"14:35"`, or `"14:35:09"` with seconds) in `timeZone`.
     ///
     /// For a time that ticks on the device, use `Timer`.
-    public init(_ date: Date, seconds: Bool = false, timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+    public init(_ date: Date, seconds: Bool = false, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let c = calendar.dateComponents([.hour, .minute, .second], from: date)

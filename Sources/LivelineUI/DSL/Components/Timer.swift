@@ -3,6 +3,7 @@ import LivelineCore
 
 /// Timer (`t:9`): a live countdown or stopwatch the device ticks by itself.
 public struct Timer: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// Counts down to `end` (or up from `start` with `direction: .up`). `running` and `completed`
     /// templates replace `{time}` with the live timer text.

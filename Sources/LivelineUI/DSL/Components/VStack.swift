@@ -2,6 +2,7 @@ import LivelineCore
 
 /// VStack (`t:11`).
 public struct VStack: NodeView {
+    /// The element this view describes.
     public var node: Node
     /// A vertical stack.
     public init(alignment: HorizontalAlignment? = nil, spacing: Double? = nil, layout: StackLayout? = nil,
