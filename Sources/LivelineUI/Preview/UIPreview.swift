@@ -85,6 +85,8 @@ public struct UIPreview: Sendable {
         return content.padded(to: inner, .center).framed(rounded: true, title: "Lock Screen · \(clock)", note: note)
     }
 
+    func caption(_ text: String) -> TextBlock { TextBlock([TextBlock.truncate(text, to: width)]) }
+
     func islandBlocks(_ layout: UILayout) -> [TextBlock] {
         let keyline = layout.keylineTint.map { "keyline \($0)" }
         // Compact: leading and trailing on one line either side of the camera.
@@ -99,12 +101,12 @@ public struct UIPreview: Sendable {
         }
         let compactLine = oneLine(.islandCompactLeading, side, .leading) + "  ●   "
             + oneLine(.islandCompactTrailing, pill - 4 - 6 - side, .trailing)
-        let compact = TextBlock.vertical([TextBlock(["Dynamic Island · compact"]),
+        let compact = TextBlock.vertical([caption("Dynamic Island · compact"),
                                           TextBlock([compactLine]).framed(rounded: true).inset(leading: 3)])
 
         // Minimal: one small pill.
         let minimalText = oneLine(.islandMinimal, 16, .center).trimmingCharacters(in: .whitespaces)
-        let minimal = TextBlock.vertical([TextBlock(["Dynamic Island · minimal" + (keyline.map { " · \($0)" } ?? "")]),
+        let minimal = TextBlock.vertical([caption("Dynamic Island · minimal" + (keyline.map { " · \($0)" } ?? "")),
                                           TextBlock([minimalText.isEmpty ? " " : minimalText]).framed(rounded: true)
                                               .inset(leading: max(0, (width - TextBlock.columns(minimalText) - 4) / 2))])
 
