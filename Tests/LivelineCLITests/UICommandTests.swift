@@ -200,6 +200,73 @@ struct UICommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    /// The boarding example of docs/, as a user would pass it.
+    static let boardingLayout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/ui-boarding.json").path
+
+    @Test("preview draws a layout file and the uiJsonData string made from it the same way")
+    func preview() throws {
+        // The boarding countdown ends at 2026-01-01T08:30:00Z.
+        let fromFile = try CLI.run(["ui", "preview", Self.boardingLayout, "--now", "2026-01-01T08:25:00Z"])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        for part in ["Lock Screen · 08:25", "LIS", "ZRH", "Boards in 05:00", "tint #0B1220", "Dynamic Island · compact",
+                     "Gate B12", "Dynamic Island · minimal", "Dynamic Island · expanded", "[sf:airplane]"] {
+            #expect(fromFile.stdout.contains(part), "\(part) missing in\n\(fromFile.stdout)")
+        }
+        let encoded = try CLI.run(["ui", "encode", Self.boardingLayout])
+        let string = encoded.stdout.trimmingCharacters(in: .newlines)
+        let fromString = try CLI.run(["ui", "preview", string, "--now", "2026-01-01T08:25:00Z"])
+        #expect(fromString.stdout == fromFile.stdout)
+        let body = #"{"aps":{"event":"update","content-state":{"uiJsonData":"\#(string)"}}}"#
+        let fromBody = try CLI.run(["ui", "preview", "-", "--now", "2026-01-01T08:25:00Z"], stdin: body)
+        #expect(fromBody.stdout == fromFile.stdout)
+
+        let later = try CLI.run(["ui", "preview", Self.boardingLayout, "--region", "lock", "--now", "2026-01-01T08:31:00Z",
+                                 "--time-zone", "Asia/Tokyo", "--width", "60"])
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.stdout.contains("Lock Screen · 17:31") && later.stdout.contains("Boarding"))
+        #expect(!later.stdout.contains("Boards in") && !later.stdout.contains("Dynamic Island"))
+        #expect(later.stdout.split(separator: "\n").allSatisfy { $0.count <= 60 })
+        let island = try CLI.run(["ui", "preview", Self.boardingLayout, "--region", "island"])
+        #expect(island.stdout.contains("Dynamic Island · compact") && !island.stdout.contains("Lock Screen"))
+
+        let html = try CLI.run(["ui", "preview", Self.boardingLayout, "--html", "--now", "2026-01-01T08:25:00Z"])
+        #expect(html.status == 0, "\(html.stderr)")
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains(">Boards in 05:00<"))
+        #expect(html.stdout.contains("background:#0B1220"))
+    }
+
+    @Test("preview errors: bad options exit 64, unreadable input exits 1 and names it", arguments: [
+        (["ui", "preview", "x.json", "--region", "watch"], 64, "'--region' must be lock, island or all, got 'watch'"),
+        (["ui", "preview", "x.json", "--width", "10"], 64, "'--width' must be from 24 to 400, got 10"),
+        (["ui", "preview", "x.json", "--now", "teatime"], 64, "'--now' cannot read 'teatime' as a date"),
+        (["ui", "preview", "x.json", "--time-zone", "Mars/Olympus"], 64, "'--time-zone' is not a time zone: 'Mars/Olympus'"),
+        (["ui", "preview"], 64, "expected 1 argument, got none"),
+        (["ui", "preview", "aGVsbG8="], 1, "uiJsonData is not a brotli stream"),
+        (["ui", "preview", "{\"lockScreen\": 5}"], 1, "lockScreen"),
+    ])
+    func previewErrors(args: [String], status: Int32, message: String) throws {
+        let result = try CLI.run(args)
+        #expect(result.status == status)
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("preview of a payload with an unknown component draws the rest and warns")
+    func previewUnknown() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("wire.json")
+        try Data(#"{"v":1,"ls":{"t":11,"c":[{"t":99,"c":"boom"},{"t":0,"c":"kept"}]}}"#.utf8).write(to: file)
+        let result = try CLI.run(["ui", "preview", file.path, "--region", "lock"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("kept") && !result.stdout.contains("boom"))
+        #expect(result.stderr.contains("warning: ") && result.stderr.contains("unknown component id 99"))
+        let missing = try CLI.run(["ui", "preview", dir.appendingPathComponent("nope.json").path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("uiJsonData is not standard base64") || missing.stderr.contains("nope.json"))
+    }
+
     @Test("bench ui prints compact/compatible ratios for the flight tracker and the spec examples")
     func bench() throws {
         let result = try CLI.run(["bench", "ui", "--seconds", "0.05"])

@@ -30,6 +30,7 @@ struct TextBlock: Sendable, Equatable {
 
     /// Display columns of one character.
     static func columns(_ character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii != 0x7F ? 1 : 0 }
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
@@ -42,7 +43,10 @@ struct TextBlock: Sendable, Equatable {
     }
 
     /// Display columns of a string.
-    static func columns(_ text: some StringProtocol) -> Int { text.reduce(0) { $0 + columns($1) } }
+    static func columns(_ text: some StringProtocol) -> Int {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        return text.reduce(0) { $0 + columns($1) }
+    }
 
     private static func isWide(_ v: UInt32) -> Bool {
         (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)

@@ -5,13 +5,30 @@ import LivelineCore
 ///
 /// Points become columns at about 8 points a column (padding 16 is two columns) and lines at about
 /// 16 points a line; colors, fonts and backgrounds are not drawn.
-struct TextRenderer: Sendable {
+struct TextRenderer {
     var values: PreviewValues
+    /// Ideal widths and expansion, computed once per element (layout asks for them repeatedly).
+    /// Used by one preview call on one thread.
+    private let memo = Memo()
+
+    init(values: PreviewValues) { self.values = values }
+
+    private final class Memo {
+        var ideal: [ObjectIdentifier: Int] = [:]
+        var expands: [ObjectIdentifier: Bool] = [:]
+    }
 
     // MARK: Measuring
 
     /// The width the element wants on one line, before any wrapping.
     func ideal(_ e: UIElement) -> Int {
+        if let known = memo.ideal[ObjectIdentifier(e)] { return known }
+        let width = measure(e)
+        memo.ideal[ObjectIdentifier(e)] = width
+        return width
+    }
+
+    private func measure(_ e: UIElement) -> Int {
         let box = chrome(e)
         let content: Int
         switch e.component {
@@ -48,6 +65,13 @@ struct TextRenderer: Sendable {
 
     /// Whether the element takes all the width it is offered (a bar, a divider, a row with a spacer).
     func expands(_ e: UIElement) -> Bool {
+        if let known = memo.expands[ObjectIdentifier(e)] { return known }
+        let result = computeExpands(e)
+        memo.expands[ObjectIdentifier(e)] = result
+        return result
+    }
+
+    private func computeExpands(_ e: UIElement) -> Bool {
         if fixedWidth(e) != nil { return false }
         let style = PreviewValues.style(e)
         if style["width"]?.stringValue == "100%" || style["flex"].flatMap(\.numberValue).map({ $0 > 0 }) == true
@@ -214,10 +238,21 @@ struct TextRenderer: Sendable {
         // Views that cannot wrap (symbols, images) get their width first, as SwiftUI serves the least
         // flexible views first; the others share the rest, narrow ones first.
         fixed.sort { (rigid(children[$0]) ? 0 : 1, ideal(children[$0])) < (rigid(children[$1]) ? 0 : 1, ideal(children[$1])) }
-        var left = fixed.count + flexible.count
-        for i in fixed {
-            let share = rigid(children[i]) ? remaining : remaining / max(1, left)
-            widths[i] = min(ideal(children[i]), share)
+        // Each text keeps a few columns even when a symbol is wide, so a crowded row still shows it.
+        var reserved = Array(repeating: 0, count: children.count)
+        for i in fixed where !rigid(children[i]) {
+            reserved[i] = min(ideal(children[i]), 3, remaining)
+            remaining -= reserved[i]
+        }
+        for i in fixed where rigid(children[i]) {
+            widths[i] = min(ideal(children[i]), remaining)
+            remaining -= widths[i]
+        }
+        remaining += reserved.reduce(0, +)
+        var left = fixed.count + flexible.count - fixed.filter { rigid(children[$0]) }.count
+        for i in fixed where !rigid(children[i]) {
+            let share = remaining / max(1, left)
+            widths[i] = min(ideal(children[i]), max(reserved[i], share))
             remaining -= widths[i]
             left -= 1
         }

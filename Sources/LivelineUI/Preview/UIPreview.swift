@@ -38,15 +38,15 @@ public struct UIPreview: Sendable {
     }
 
     var values: PreviewValues { PreviewValues(now: now) }
-    var renderer: TextRenderer { TextRenderer(values: values) }
 
     // MARK: Text
 
     /// The text preview of `surface`: framed mocks separated by blank lines, ending in a newline.
     public func text(_ layout: UILayout, surface: Surface = .all) -> String {
+        let renderer = TextRenderer(values: values)
         var parts: [TextBlock] = []
-        if surface != .island { parts.append(lockScreenBlock(layout)) }
-        if surface != .lockScreen { parts += islandBlocks(layout) }
+        if surface != .island { parts.append(lockScreenBlock(layout, renderer)) }
+        if surface != .lockScreen { parts += islandBlocks(layout, renderer) }
         if surface == .all, let small = layout.regions[.supplementalSmall] {
             let inner = renderer.renderStack(small.elements, width: min(width, 28) - 4)
             parts.append(inner.padded(to: min(width, 28) - 4).framed(rounded: true, title: "Small family"))
@@ -61,12 +61,12 @@ public struct UIPreview: Sendable {
     /// width less the frame); empty when the region is absent or renders nothing.
     public func lines(_ region: Region, of layout: UILayout, width: Int? = nil) -> [String] {
         guard let content = layout.regions[region] else { return [] }
-        return renderer.renderStack(content.elements, width: width ?? self.width - 4).lines.map(\.trimmingTrailingSpaces)
+        return TextRenderer(values: values).renderStack(content.elements, width: width ?? self.width - 4).lines.map(\.trimmingTrailingSpaces)
     }
 
     /// One element laid out in `width` columns, without a frame.
     public func lines(_ element: UIElement, width: Int) -> [String] {
-        renderer.render(element, width: width).lines.map(\.trimmingTrailingSpaces)
+        TextRenderer(values: values).render(element, width: width).lines.map(\.trimmingTrailingSpaces)
     }
 
     /// `HH:mm` of `now` in the preview's time zone.
@@ -78,7 +78,7 @@ public struct UIPreview: Sendable {
         return two(c.hour) + ":" + two(c.minute)
     }
 
-    func lockScreenBlock(_ layout: UILayout) -> TextBlock {
+    func lockScreenBlock(_ layout: UILayout, _ renderer: TextRenderer) -> TextBlock {
         let inner = width - 4
         let content = layout.regions[.lockScreen].map { renderer.renderStack($0.elements, width: inner) } ?? .empty
         let note = layout.lockScreenBackgroundTint.map { "tint \($0)" }
@@ -87,7 +87,7 @@ public struct UIPreview: Sendable {
 
     func caption(_ text: String) -> TextBlock { TextBlock([TextBlock.truncate(text, to: width)]) }
 
-    func islandBlocks(_ layout: UILayout) -> [TextBlock] {
+    func islandBlocks(_ layout: UILayout, _ renderer: TextRenderer) -> [TextBlock] {
         let keyline = layout.keylineTint.map { "keyline \($0)" }
         // Compact: leading and trailing on one line either side of the camera.
         let pill = width - 6

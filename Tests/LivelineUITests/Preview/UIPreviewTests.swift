@@ -13,7 +13,8 @@ import Testing
 
     /// The flight tracker's state `index`, sent and decoded as the device would.
     static func decodedFlight(_ index: Int) throws -> DecodedUI {
-        let content = try FlightTemplate(timeZone: utc).contentState(attributes: FlightTemplateTests.attributes, state: states[index])
+        let content = try FlightTemplate(timeZone: utc).contentState(attributes: FlightTemplateTests.attributes, state: states[index],
+                                                                     mode: .compatible)
         return try VoltraDecoder.decode(base64: content.uiJsonData)
     }
 
@@ -128,6 +129,13 @@ import Testing
             """#)
         let preview = UIPreview(now: Self.departure)
         #expect(preview.lines(row, width: 30) == ["[sf:car.fill] Arriving   2 min"])
+        // A crowded row keeps a few columns for each text; the symbol gives way.
+        let crowded = try Self.element(#"""
+            {"type":"HStack","children":[{"type":"Text","children":"LIS"},{"type":"Spacer"},{"type":"Symbol","props":{"name":"airplane"}},
+              {"type":"Spacer"},{"type":"Text","children":"ZRH"}]}
+            """#)
+        #expect(preview.lines(crowded, width: 16) == ["LIS  [sf:a…  ZRH"])
+        #expect(preview.lines(crowded, width: 30) == ["LIS      [sf:airplane]     ZRH"])
         let column = try Self.element(#"""
             {"type":"VStack","props":{"alignment":"trailing"},"children":[{"type":"Text","children":"ZRH"},{"type":"Text","children":"Zurich Airport"}]}
             """#)
