@@ -37,6 +37,17 @@ public struct UIPreview: Sendable {
         self.timeZone = timeZone
     }
 
+    /// The text preview of `layout` at `now` (see `text(_:surface:)`).
+    public static func text(_ layout: UILayout, surface: Surface = .all, width: Int = 44, now: Date,
+                            timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) -> String {
+        UIPreview(width: width, now: now, timeZone: timeZone).text(layout, surface: surface)
+    }
+
+    /// The HTML page of `layout` at `now` (see `html(_:surface:)`).
+    public static func html(_ layout: UILayout, surface: Surface = .all, now: Date, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) -> String {
+        UIPreview(now: now, timeZone: timeZone).html(layout, surface: surface)
+    }
+
     var values: PreviewValues { PreviewValues(now: now) }
 
     // MARK: Text

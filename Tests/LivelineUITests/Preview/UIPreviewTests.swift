@@ -70,6 +70,7 @@ import Testing
                 #expect(TextBlock.columns(line) <= width, "\(line)")
             }
             #expect(text == preview.text(try Self.decodedFlight(index)))
+        #expect(text == UIPreview.text(decoded.layout, width: width, now: Self.departure))
             // The frames close: as many bottom corners as top corners.
             #expect(text.filter { $0 == "╭" }.count == text.filter { $0 == "╰" }.count)
         }
@@ -151,6 +152,35 @@ import Testing
         #expect(preview.lines(padded, width: 20) == ["┌──────┐", "│      │", "│  Hi  │", "│      │", "└──────┘"])
     }
 
+    @Test("each component draws as a text mock", arguments: [
+        (#"{"type":"Button","id":"b","children":[{"type":"Text","children":"Check in"}]}"#, ["[ Check in ]"]),
+        (#"{"type":"Button","id":"b"}"#, ["[ Button ]"]),
+        (#"{"type":"Label","props":{"title":"Walk to gate","systemImage":"figure.walk"}}"#, ["[sf:figure.walk]", "Walk to gate"]),
+        (#"{"type":"Image","props":{"source":{"assetName":"logo"}}}"#, ["[img:logo]"]),
+        (#"{"type":"Image","props":{"source":{"base64":"AAAA"}}}"#, ["[img]"]),
+        (#"{"type":"Image","props":{"fallback":{"type":"Text","children":"no image"}}}"#, ["no image"]),
+        (#"{"type":"Toggle","id":"t","props":{"title":"Alerts","defaultValue":false}}"#, ["[ ] Alerts"]),
+        (#"{"type":"ZStack","children":[{"type":"Text","children":"..........."},{"type":"Text","children":"ZZ"}]}"#, ["....ZZ....."]),
+        (#"{"type":"Chart","children":[{"type":"BarMark","props":{"data":[{"x":"a","y":1},{"x":"b","y":4},{"x":"c","y":8}]}}]}"#, ["[chart] ▁▄█"]),
+        (#"{"type":"Chart","children":[{"type":"SectorMark","props":{"data":[{"value":3,"category":"won"},{"value":1,"category":"lost"}]}}]}"#,
+         ["[chart] won 75%,", "lost 25%"]),
+        (#"{"type":"LinearProgressView","props":{"value":50,"label":{"type":"Text","children":"Upload"},"currentValueLabel":{"type":"Text","children":"5 of 10"}}}"#,
+         ["Upload", "██████████░░░░░░░░░░", "5 of 10"]),
+        (#"{"type":"Gauge","props":{"value":0.25,"minimumValueLabel":{"type":"Text","children":"E"},"maximumValueLabel":{"type":"Text","children":"F"}}}"#,
+         ["E ████░░░░░░░░░░░░ F"]),
+        (#"{"type":"CircularProgressView","props":{"value":70,"currentValueLabel":{"type":"Text","children":"7/10"}}}"#, ["◕ 7/10"]),
+        (#"{"type":"HStack","children":[{"type":"Text","children":"a"},{"type":"Divider"},{"type":"VStack","children":[{"type":"Text","children":"b"},{"type":"Text","children":"c"}]}]}"#,
+         ["a │ b", "  │ c"]),
+        (##"{"type":"LinearGradient","props":{"colors":["#000","#fff"]},"children":[{"type":"Text","children":"on gradient"}]}"##, ["on gradient"]),
+        (#"{"type":"Link","props":{"destination":"/x"},"children":[{"type":"Text","children":"Open"}]}"#, ["Open"]),
+        (#"{"type":"Text","props":{"style":{"opacity":0}},"children":"hidden"}"#, []),
+        (#"{"type":"Text","props":{"style":{"paddingHorizontal":8,"marginLeft":16}},"children":"in"}"#, ["   in"]),
+    ])
+    func components(form: String, shown: [String]) throws {
+        let element = try Self.element(form)
+        #expect(UIPreview(now: Self.departure).lines(element, width: 20) == shown)
+    }
+
     @Test("wide characters count two columns; cutting and wrapping respect that")
     func columns() {
         #expect(TextBlock.columns("abc") == 3)
@@ -207,7 +237,7 @@ import Testing
     func flightHTML(index: Int) throws {
         let decoded = try Self.decodedFlight(index)
         let state = Self.states[index]
-        let html = UIPreview(now: state.boardingTime.addingTimeInterval(-300), timeZone: Self.utc).html(decoded.layout)
+        let html = UIPreview.html(decoded.layout, now: state.boardingTime.addingTimeInterval(-300), timeZone: Self.utc)
         let expected = Self.expected[index]
         for text in [">LIS<", ">ZRH<", ">\(expected.status)<", ">\(expected.gate)<", ">GATE \(expected.gate)<", ">\(expected.clock)<"] {
             #expect(html.contains(text), "\(text)")
