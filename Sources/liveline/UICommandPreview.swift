@@ -53,13 +53,8 @@ extension UICLI {
     /// `uiJsonData`, or the base64 string itself (inline, in a file or on stdin). Payloads are decoded
     /// as the device does; their lint findings come back as issues.
     static func anyLayout(_ argument: String) throws -> (UILayout, [UILintIssue]) {
-        var text = argument
-        var source = "the argument"
-        if argument == "-" || FileManager.default.fileExists(atPath: argument) {
-            text = String(decoding: try readUserFile(argument, what: "layout or uiJsonData"), as: UTF8.self)
-            source = argument
-        }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (text, fromFile) = try readArgument(argument, what: "layout or uiJsonData")
+        let source = fromFile ? argument : "the argument"
         do {
             guard text.hasPrefix("{") || text.hasPrefix("[") else {
                 let decoded = try VoltraDecoder.lint(base64: text)
@@ -83,5 +78,17 @@ extension UICLI {
         } catch let error as UIError {
             throw CLIError(message: source == "the argument" ? error.message : "\(source): \(error.message)")
         }
+    }
+
+    /// The text of an argument that is either inline or a file name ('-' for stdin), trimmed, and
+    /// whether it came from a file. A name that cannot be base64 (it has a '.') is read as a file, so
+    /// a missing file is reported as one.
+    static func readArgument(_ argument: String, what: String) throws -> (text: String, fromFile: Bool) {
+        let looksLikePath = argument.contains(".") && !argument.hasPrefix("{") && !argument.hasPrefix("[")
+        guard argument == "-" || looksLikePath || FileManager.default.fileExists(atPath: argument) else {
+            return (argument.trimmingCharacters(in: .whitespacesAndNewlines), false)
+        }
+        let text = String(decoding: try readUserFile(argument, what: what), as: UTF8.self)
+        return (text.trimmingCharacters(in: .whitespacesAndNewlines), true)
     }
 }

@@ -262,9 +262,13 @@ struct UICommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("kept") && !result.stdout.contains("boom"))
         #expect(result.stderr.contains("warning: ") && result.stderr.contains("unknown component id 99"))
-        let missing = try CLI.run(["ui", "preview", dir.appendingPathComponent("nope.json").path])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("uiJsonData is not standard base64") || missing.stderr.contains("nope.json"))
+        let nope = dir.appendingPathComponent("nope.json").path
+        for command in ["preview", "decode"] {
+            let missing = try CLI.run(["ui", command, nope])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("cannot read \(command == "preview" ? "layout or uiJsonData" : "uiJsonData") '\(nope)': no such file"),
+                    "\(missing.stderr)")
+        }
     }
 
     @Test("bench ui prints compact/compatible ratios for the flight tracker and the spec examples")
