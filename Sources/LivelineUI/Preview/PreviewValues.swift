@@ -101,6 +101,7 @@ struct PreviewValues: Sendable {
             seconds = max(0, left).rounded(.up)
             completed = left <= 0
         }
+        seconds = seconds.isFinite ? min(seconds, 3_600_000_000) : 0  // beyond any real timer; keeps Int() in range
         let relative = Self.string(element, "textStyle") == "relative"
         let time = relative ? Self.relative(seconds) : Self.clock(seconds, hours: Self.bool(element, "showHours") ?? false)
         let templates = Self.templates(element)
@@ -156,7 +157,7 @@ struct PreviewValues: Sendable {
     }
 
     /// `40%`.
-    static func percent(_ f: Double) -> String { "\(Int((f * 100).rounded()))%" }
+    static func percent(_ f: Double) -> String { f.isFinite ? "\(Int((min(max(f, 0), 1) * 100).rounded()))%" : "0%" }
 
     /// A gauge drawn as a ring rather than a bar.
     static func isCircularGauge(_ element: UIElement) -> Bool {

@@ -63,6 +63,16 @@ struct TextRenderer {
 
     private func stackIdeal(_ list: [UIElement]) -> Int { list.map(ideal).max() ?? 0 }
 
+    /// Points as columns (about 8 points a column), clamped to a sane range.
+    static func columns(_ points: Double) -> Int {
+        points.isFinite ? Int(min(max(points / 8, 0), 400).rounded()) : 0
+    }
+
+    /// Points as lines (about 16 points a line), at most 4.
+    static func lines(_ points: Double) -> Int {
+        points.isFinite ? Int(min(max(points / 16, 0), 4)) : 0
+    }
+
     /// Whether the element takes all the width it is offered (a bar, a divider, a row with a spacer).
     func expands(_ e: UIElement) -> Bool {
         if let known = memo.expands[ObjectIdentifier(e)] { return known }
@@ -90,13 +100,13 @@ struct TextRenderer {
     /// A `width` style in points, as columns.
     private func fixedWidth(_ e: UIElement) -> Int? {
         guard let points = PreviewValues.style(e)["width"]?.numberValue, points >= 0 else { return nil }
-        return Int((points / 8).rounded())
+        return Self.columns(points)
     }
 
     /// Columns between the children of an HStack: one by default, `spacing` at 8 points a column.
     private func gap(_ e: UIElement) -> Int {
         guard let spacing = PreviewValues.number(e, "spacing") ?? PreviewValues.style(e)["gap"]?.numberValue else { return 1 }
-        return max(0, min(4, Int((spacing / 8).rounded())))
+        return min(4, Self.columns(spacing))
     }
 
     /// Padding, border and margin, in columns and lines.
@@ -105,8 +115,7 @@ struct TextRenderer {
         let padding = PreviewValues.edges(style, "padding")
         let margin = PreviewValues.edges(style, "margin")
         let border = bordered(style) ? 1 : 0
-        func cols(_ p: Double) -> Int { max(0, Int((p / 8).rounded())) }
-        func rows(_ p: Double) -> Int { max(0, Int(p / 16)) }
+        let cols = Self.columns, rows = Self.lines
         return (rows(padding.top) + rows(margin.top) + border, cols(padding.leading) + cols(margin.leading) + border,
                 rows(padding.bottom) + rows(margin.bottom) + border, cols(padding.trailing) + cols(margin.trailing) + border)
     }
@@ -127,8 +136,7 @@ struct TextRenderer {
         if block.isEmpty && !bordered(style) { return block }
         let padding = PreviewValues.edges(style, "padding")
         let margin = PreviewValues.edges(style, "margin")
-        func cols(_ p: Double) -> Int { max(0, Int((p / 8).rounded())) }
-        func rows(_ p: Double) -> Int { max(0, Int(p / 16)) }
+        let cols = Self.columns, rows = Self.lines
         block = block.inset(top: rows(padding.top), leading: cols(padding.leading), bottom: rows(padding.bottom), trailing: cols(padding.trailing))
         if bordered(style) { block = block.framed(rounded: (style["borderRadius"]?.numberValue ?? 0) > 0, margin: 0) }
         return block.inset(top: rows(margin.top), leading: cols(margin.leading), bottom: rows(margin.bottom), trailing: cols(margin.trailing))
@@ -229,7 +237,7 @@ struct TextRenderer {
         var widths = Array(repeating: 0, count: children.count)
         let spacers = children.indices.filter { children[$0].component == .spacer }
         for i in spacers {
-            let min = max(0, Int(((PreviewValues.number(children[i], "minLength") ?? 0) / 8).rounded()))
+            let min = Self.columns(PreviewValues.number(children[i], "minLength") ?? 0)
             widths[i] = min
             remaining = max(0, remaining - min)
         }
@@ -332,7 +340,7 @@ struct TextRenderer {
     /// `██████░░░░` across `width`.
     static func bar(_ fraction: Double, width: Int) -> String {
         guard width > 0 else { return "" }
-        let filled = Int((fraction * Double(width)).rounded())
+        let filled = min(width, max(0, Int((fraction * Double(width)).rounded())))
         return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 
@@ -384,7 +392,10 @@ struct TextRenderer {
         var values = mark.values
         let room = max(1, width - 8)
         if values.count > room { values = (0..<room).map { mark.values[$0 * mark.values.count / room] } }
-        let spark = values.map { v in levels[high > low ? min(7, Int((v - low) / (high - low) * 7.999)) : 0] }
+        let spark = values.map { v in
+            let level = (v - low) / (high - low) * 7.999
+            return levels[level.isFinite ? min(7, max(0, Int(level))) : 0]
+        }
         return line("[chart] " + String(spark), width)
     }
 }

@@ -210,6 +210,41 @@ import Testing
         #expect(!preview.html(nothing.layout).contains("boom"))
     }
 
+    @Test("hostile numbers neither crash the preview nor blow it up")
+    func hostileNumbers() throws {
+        let layout = try LayoutForm.parse(Array(#"""
+            {"lockScreen":{"type":"VStack","props":{"spacing":1e300,"style":{"padding":1e300,"margin":-1e300,"width":1e300}},"children":[
+              {"type":"Text","props":{"numberOfLines":1e300,"style":{"paddingVertical":1e300}},"children":"text"},
+              {"type":"HStack","props":{"spacing":1e300},"children":[{"type":"Spacer","props":{"minLength":1e300}},{"type":"Text","children":"x"}]},
+              {"type":"Timer","props":{"endAtMs":1e300,"showHours":true}},
+              {"type":"Timer","props":{"startAtMs":-1e300,"direction":"up","textStyle":"relative"}},
+              {"type":"Timer","props":{"durationMs":-1e300}},
+              {"type":"LinearProgressView","props":{"value":1e308,"maximumValue":1e-308}},
+              {"type":"Gauge","props":{"value":-1e308,"minimumValue":1e308,"maximumValue":-1e308,"gaugeStyle":"accessoryCircular"}},
+              {"type":"Chart","children":[{"type":"LineMark","props":{"data":[{"x":1,"y":1e308},{"x":2,"y":-1e308},{"x":3,"y":0}]}},
+                                          {"type":"SectorMark","props":{"data":[{"value":1e308,"category":"a"},{"value":1e308,"category":"b"}]}}]}]}}
+            """#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        let text = preview.text(layout, surface: .lockScreen)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count < 60, "\(text)")
+        #expect(lines.allSatisfy { TextBlock.columns($0) <= 44 })
+        #expect(text.hasPrefix("╭─ Lock Screen"))
+        let html = preview.html(layout)
+        #expect(html.count < 20_000)
+    }
+
+    @Test("the supplemental small family is drawn with all, not with lock or island")
+    func smallFamily() throws {
+        let layout = try LayoutForm.parse(Array(#"{"supplementalActivityFamilies":{"small":{"type":"Text","children":"Gate B12"}}}"#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        #expect(preview.text(layout).contains("╭─ Small family"))
+        #expect(preview.text(layout).contains("│ Gate B12"))
+        #expect(!preview.text(layout, surface: .lockScreen).contains("Gate B12"))
+        #expect(!preview.text(layout, surface: .island).contains("Gate B12"))
+        #expect(preview.html(layout).contains("<figcaption>Small family</figcaption>"))
+    }
+
     @Test("HTML escapes payload text and drops unsafe style values")
     func htmlEscapes() throws {
         let layout = try LayoutForm.parse(Array(#"""
