@@ -234,6 +234,15 @@ import Testing
         #expect(html.count < 20_000)
     }
 
+    @Test("a tree 900 levels deep (chained shared elements) is drawn")
+    func deepTree() throws {
+        let entries = (0..<900).map { $0 < 899 ? #"{"t":11,"c":{"$r":\#($0 + 1)}}"# : #"{"t":0,"c":"deep"}"# }
+        let decoded = try VoltraDecoder.decode(json: Array(#"{"v":1,"ls":{"$r":0},"e":[\#(entries.joined(separator: ","))]}"#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        #expect(preview.lines(.lockScreen, of: decoded.layout) == ["deep"])
+        #expect(preview.html(decoded.layout).contains(">deep<"))
+    }
+
     @Test("the supplemental small family is drawn with all, not with lock or island")
     func smallFamily() throws {
         let layout = try LayoutForm.parse(Array(#"{"supplementalActivityFamilies":{"small":{"type":"Text","children":"Gate B12"}}}"#.utf8))
