@@ -102,7 +102,13 @@ struct HTMLRenderer: Sendable {
             let title = PreviewValues.string(e, "title").map { "<span class=\"ll-t\">\(Self.escape($0))</span>" } ?? ""
             return tag("span", "ll-toggle", [], title + "<span class=\"ll-switch\(on ? " on" : "")\"></span>")
         case .timer:
-            return tag("span", "ll-t ll-timer", [], Self.escape(values.timerText(e)))
+            // The resolved text, plus the range as data attributes so a page script may tick it.
+            var data = ""
+            for (prop, attribute) in [("startAtMs", "start-ms"), ("endAtMs", "end-ms"), ("durationMs", "duration-ms")] {
+                if let n = PreviewValues.number(e, prop), n.isFinite { data += " data-\(attribute)=\"\(JSONValue.javaScriptNumber(n))\"" }
+            }
+            data += " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+            return "<span class=\"ll-t ll-timer\"\(id)\(data)\(Self.attribute(css))>\(Self.escape(values.timerText(e)))</span>"
         case .button:
             return tag("span", "ll-btn", [], children.isEmpty ? "Button" : children)
         case .linearProgressView:

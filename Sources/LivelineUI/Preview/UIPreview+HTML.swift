@@ -16,6 +16,9 @@ extension UIPreview {
         """
     }
 
+    /// The HTML page of a decoded payload (what the device would draw from it).
+    public func html(_ decoded: DecodedUI, surface: Surface = .all) -> String { html(decoded.layout, surface: surface) }
+
     /// The preview as one `<div class="ll-preview">` with its own `<style>`, to embed in a page
     /// (a dashboard); class names all start with `ll-`.
     public func htmlFragment(_ layout: UILayout, surface: Surface = .all) -> String {

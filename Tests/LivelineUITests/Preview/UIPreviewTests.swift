@@ -287,6 +287,9 @@ import Testing
             #expect(html.contains(text), "\(text)")
         }
         #expect(html.contains(">Boards in 05:00<") == !state.isBoarding)
+        let endMs = Int(state.boardingTime.timeIntervalSince1970 * 1000)
+        #expect(html.contains("class=\"ll-t ll-timer\" data-end-ms=\"\(endMs)\" data-direction=\"down\"") == !state.isBoarding)
+        #expect(UIPreview(now: Self.departure).html(decoded) == UIPreview(now: Self.departure).html(decoded.layout))
         #expect(html.contains("class=\"ll-lock\" style=\"background:#0B1220\""))
         #expect(html.contains("box-shadow:0 0 0 2px #38BDF8"))
         for part in ["ll-compact", "ll-minimal", "ll-expanded", "ll-camera"] { #expect(html.contains(part)) }
