@@ -90,6 +90,7 @@ extension UIPreview {
         .ll-preview .ll-ring{width:36px;height:36px;border-radius:50%;display:grid;place-items:center}\
         .ll-preview .ll-ring>div{width:28px;height:28px;border-radius:50%;background:#000;display:grid;place-items:center;font-size:11px}\
         .ll-preview .ll-sub{font-size:12px;opacity:.8}\
+        .ll-preview .ll-sub .ll-t,.ll-preview .ll-ring .ll-t{font-size:inherit}\
         .ll-preview .ll-group{background:rgba(255,255,255,.1);border-radius:12px;padding:10px;display:flex;flex-direction:column;gap:6px}\
         .ll-preview .ll-group-label{font-weight:600}\
         .ll-preview .ll-spacer{flex:1}\
