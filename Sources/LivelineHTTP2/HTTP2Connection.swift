@@ -27,6 +27,11 @@ public final class HTTP2Connection: Sendable {
         self.session = session
     }
 
+    /// A connection dropped without `close()` drains and closes, so its thread and socket end.
+    deinit {
+        session.loop.execute { [session] in session.beginClose(.drain) }
+    }
+
     /// Opens a connection and waits until the server's first SETTINGS have arrived.
     /// - Parameters:
     ///   - host: a DNS name or an IP literal.
