@@ -151,6 +151,7 @@ public final class HTTP2Connection: Sendable {
     /// Header names RFC 9113 §8.2.2 forbids (lengths 7, 10, 16, 17).
     private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
 
+    @inline(__always)
     private static func allBytes(_ text: String, _ predicate: (UInt8) -> Bool) -> Bool {
         for byte in text.utf8 where !predicate(byte) { return false }
         return true
