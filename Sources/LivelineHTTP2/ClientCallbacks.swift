@@ -35,8 +35,12 @@ enum ClientCallbacks {
         return 0
     }
 
-    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, _ in
-        guard let data, let request = request(session, streamID) else { return 0 }
+    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
+        guard let data, let request = request(session, streamID), !request.isFinished else { return 0 }
+        if request.body.count + length > Self.session(userData).configuration.maxResponseBodySize {
+            Self.session(userData).responseTooLarge(request)
+            return 0
+        }
         request.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         return 0
     }

@@ -320,6 +320,16 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         request.finish(.failure(HTTP2Error(.cancelled, "\(request.request.method) \(request.request.path) was cancelled", isRetryable: request.streamID == 0)))
     }
 
+    /// A response body passed `maxResponseBodySize`: reset the stream and fail the request.
+    func responseTooLarge(_ request: PendingRequest) {
+        if let session {
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), request.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
+        }
+        request.body = []
+        request.finish(.failure(HTTP2Error(.streamReset, "the response to \(request.request.method) \(request.request.path) on stream \(request.streamID) from \(endpoint) is larger than maxResponseBodySize (\(configuration.maxResponseBodySize) bytes); the stream was reset (CANCEL)", http2ErrorCode: UInt32(NGHTTP2_CANCEL.rawValue))))
+        loop.flushSoon(self)
+    }
+
     // MARK: Deadlines (loop thread)
 
     /// Makes sure a deadline check runs no later than `deadline` (at most every 10 ms).

@@ -423,3 +423,25 @@ struct HTTP2ServerLimitTests {
         #expect(!connection.isUsable)
     }
 }
+
+@Suite("HTTP2Connection response limits")
+struct HTTP2ConnectionResponseLimitTests {
+    @Test("a response body over maxResponseBodySize resets the stream and names the limit; the connection stays usable")
+    func responseLimit() async throws {
+        let pki = try TestPKI.shared()
+        let server = try startServer(pki) { request, responder in
+            responder.respond(status: 200, body: Array(repeating: 7, count: request.path == "/big" ? 5000 : 4096))
+        }
+        var configuration = clientConfiguration(pki)
+        configuration.maxResponseBodySize = 4096
+        let connection = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
+        await #expect {
+            _ = try await connection.send(HTTP2Request(path: "/big"))
+        } throws: { error in
+            (error as? HTTP2Error)?.code == .streamReset && "\(error)".contains("maxResponseBodySize (4096 bytes)")
+        }
+        #expect(try await connection.send(HTTP2Request(path: "/fits")).body.count == 4096)
+        await connection.close()
+        await server.stop()
+    }
+}
