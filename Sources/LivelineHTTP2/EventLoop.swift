@@ -25,13 +25,16 @@ protocol EventLoopFlushable: AnyObject {
 /// Thread confinement: every descriptor handler, timer and flush callback runs on the loop
 /// thread, and `register`/`modify`/`unregister`/`schedule`/`cancelTimer`/`flushSoon` may only be
 /// called there. Other threads reach the loop only through `execute(_:)`, whose queue is guarded by
-/// a `Mutex`; that is what makes the `@unchecked Sendable` below sound.
+/// a `Mutex`; that is what makes the `@unchecked Sendable` below sound. Once the thread has
+/// exited (after `stop()`), `execute` runs work on the caller's thread under one recursive lock,
+/// so confined objects still have one user at a time and nobody waits for a dead thread.
 final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Mutex<Inbox>(Inbox())
     private let threadID = Atomic<UInt>(0)
     private let stopped = Atomic<Bool>(false)
+    private let afterStopLock = NSRecursiveLock()
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -98,7 +101,10 @@ final class EventLoop: @unchecked Sendable {
             return (true, false)
         }
         if runHere {
+            // The loop thread is gone; one lock keeps late callers from running at once.
+            afterStopLock.lock()
             work()
+            afterStopLock.unlock()
             return
         }
         if wake && !inLoop { wakeUp() }
@@ -201,10 +207,23 @@ final class EventLoop: @unchecked Sendable {
             let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
                 let work = inbox.work
                 inbox.work.removeAll()
-                if work.isEmpty { inbox.finished = true }
                 return work
             }
-            if work.isEmpty { break }
+            if work.isEmpty {
+                // Let go of sessions still referenced by timers or handlers (they reference
+                // the loop), then hand over to inline execution.
+                timers = TimerHeap()
+                handlers.removeAll()
+                flushQueue.removeAll()
+                flushQueued.removeAll()
+                let done = inbox.withLock { inbox -> Bool in
+                    if !inbox.work.isEmpty { return false }
+                    inbox.finished = true
+                    return true
+                }
+                if done { break }
+                continue
+            }
             for item in work { item() }
             runFlushes()
         }
