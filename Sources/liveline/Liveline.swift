@@ -33,6 +33,7 @@ struct Liveline {
     static var commands: [CommandEntry] {
         [
             CommandEntry(PayloadCommand.self),
+            CommandEntry(JWTCommand.self),
         ]
     }
 
