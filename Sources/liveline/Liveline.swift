@@ -35,6 +35,9 @@ struct Liveline {
             CommandEntry(PayloadCommand.self),
             CommandEntry(LintCommand.self),
             CommandEntry(DemoCommand.self),
+            CommandEntry(SendCommand.self),
+            CommandEntry(BroadcastCommand.self),
+            ChannelsCommand.entry,
             CommandEntry(JWTCommand.self),
         ]
     }

@@ -102,3 +102,110 @@ enum APNSOptions {
         return environment
     }
 }
+
+/// `liveline send`: sends one Live Activity push to a device token and prints APNs' verdict.
+enum SendCommand: LivelineCommand {
+    static let spec = CommandSpec(
+        path: "liveline send", abstract: "Send a Live Activity push to a device and print APNs' verdict.",
+        usage: "[start|update|end] --token HEX --bundle-id ID --key AuthKey_<KEYID>.p8 --team-id ID [options]",
+        options: [.init(name: "token", valueName: "hex", help: "The push token: a push-to-start token for start, the activity's update token otherwise.")]
+            + APNSOptions.credentialOptions + APNSOptions.environmentOptions + APNSOptions.timeoutOptions + PayloadBuilder.options,
+        positionals: 0...1,
+        discussion: """
+            The body comes from --file and/or the payload flags (the same as 'liveline payload'); the
+            event defaults to the one in --file. The push is validated before anything is sent.
+            \(PayloadBuilder.dateHelp)
+            Prints 'accepted', 'rejected' or 'failed' with the apns-id and reason.
+            Exit status: 0 accepted, 1 rejected by APNs, 2 not delivered (connection, timeout), 64 usage.
+
+            EXAMPLE:
+              liveline send update --token 80f3… --bundle-id com.example.flights \\
+                --key AuthKey_ABC123DEFG.p8 --team-id DEF123GHIJ --example flight
+            """)
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let event = try APNSOptions.event(arguments)
+        let token = try arguments.required("token")
+        guard arguments.value("bundle-id") != nil || arguments.value("topic") != nil else {
+            throw arguments.usageError("missing required option '--bundle-id' (the app's bundle ID; the topic gets .push-type.liveactivity)")
+        }
+        let configuration = try APNSOptions.configuration(arguments)
+        let now = Date()
+        let built = try PayloadBuilder.build(arguments, event: event, now: now)
+        let (_, warnings) = try PayloadBuilder.check(built, now: now)
+        for warning in warnings { Console.err("\(warning)") }
+        let client = APNSClient(configuration: configuration)
+        let result = await client.send(built.request, to: token)
+        await client.shutdown()
+        return APNSOptions.report(result, target: "device \(token.prefix(8))…")
+    }
+}
+
+extension APNSOptions {
+    static let timeoutOptions: [CommandSpec.Option] = [
+        .init(name: "timeout", valueName: "seconds", help: "Give up on a response after this long (default 30)."),
+        .init(name: "connect-timeout", valueName: "seconds", help: "Give up connecting after this long (default 10)."),
+    ]
+
+    /// The event word, or the event of `--file` when it is omitted.
+    static func event(_ arguments: Arguments) throws -> LiveActivityPush.Event {
+        if let word = arguments.positionals.first {
+            guard let event = LiveActivityPush.Event(rawValue: word) else {
+                throw arguments.usageError("unknown event '\(word)'; expected start, update or end")
+            }
+            return event
+        }
+        guard let file = arguments.value("file") else {
+            throw arguments.usageError("give the event (start, update or end) or a body with --file")
+        }
+        do {
+            return try LiveActivityPush(body: JSONValue.parse(try readUserFile(file, what: "body file"))).event
+        } catch let error as PayloadError {
+            throw CLIError(message: "body file '\(file)': \(error.message)")
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(message: "body file '\(file)': \(error)")
+        }
+    }
+
+    /// The client configuration the options describe.
+    static func configuration(_ arguments: Arguments) throws -> APNSConfiguration {
+        var timeouts = APNSConfiguration.Timeouts()
+        if let t = try arguments.double("timeout") {
+            guard t > 0 else { throw arguments.usageError("'--timeout' must be positive, got \(t)") }
+            timeouts.requestDeadline = .seconds(t)
+        }
+        if let t = try arguments.double("connect-timeout") {
+            guard t > 0 else { throw arguments.usageError("'--connect-timeout' must be positive, got \(t)") }
+            timeouts.connect = .seconds(t)
+        }
+        timeouts.shutdownGrace = timeouts.requestDeadline
+        var retries = APNSConfiguration.Retries()
+        retries.maxRetries = 1
+        return APNSConfiguration(
+            authentication: try authentication(arguments), environment: try environment(arguments), connectionCount: 1,
+            timeouts: timeouts, retries: retries)
+    }
+
+    /// Prints a verdict and returns the exit status: 0 accepted, 1 rejected, 2 failed.
+    static func report(_ result: APNSResult, target: String) -> Int32 {
+        switch result {
+        case .accepted(let a):
+            var line = "accepted: \(target) apns-id=\(a.apnsID ?? "-")"
+            if let unique = a.uniqueID { line += " apns-unique-id=\(unique)" }
+            Console.out(line)
+            return 0
+        case .rejected(let r):
+            var line = "rejected: \(r.status) \(r.reason) \(target) apns-id=\(r.apnsID ?? "-")"
+            if let t = r.timestamp { line += " timestamp=\(Int64((t.timeIntervalSince1970 * 1000).rounded()))" }
+            Console.out(line)
+            if let meaning = r.reason.entry?.meaning { Console.err("\(r.reason): \(meaning) (retry: \(r.policy))") }
+            return 1
+        case .failed(let e):
+            Console.out("failed: \(e.code) \(target)")
+            Console.err("error: \(e.message)")
+            return 2
+        }
+    }
+}
