@@ -14,6 +14,12 @@ public struct APNSChannelConfiguration: Sendable, Hashable {
     public var storagePolicy: APNSMessageStoragePolicy
     /// The body's `push-type` (`LiveActivity`).
     public var pushType: String
+
+    /// Makes a configuration value.
+    public init(storagePolicy: APNSMessageStoragePolicy, pushType: String = "LiveActivity") {
+        self.storagePolicy = storagePolicy
+        self.pushType = pushType
+    }
 }
 
 /// The outcome of a channel-management request: a value, a rejection, or a failure.
@@ -30,4 +36,6 @@ public enum APNSChannelResult<Value: Sendable & Hashable>: Sendable, Hashable {
 }
 
 /// What a successful delete returns.
-public struct APNSNoContent: Sendable, Hashable {}
+public struct APNSNoContent: Sendable, Hashable {
+    public init() {}
+}
