@@ -39,6 +39,7 @@ struct Liveline {
             CommandEntry(BroadcastCommand.self),
             ChannelsCommand.entry,
             CommandEntry(JWTCommand.self),
+            CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [CommandEntry(BenchClientCommand.self)]),
         ]
     }
 
