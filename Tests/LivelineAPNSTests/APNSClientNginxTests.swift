@@ -33,6 +33,19 @@ import Testing
         #expect(result == .accepted(.init(apnsID: id.uuidString.lowercased(), uniqueID: "2f1a6c3e-0000-4000-8000-000000000001")))
     }
 
+    @Test func certificateAuthenticationPresentsTheClientCertificate() async throws {
+        let pki = try TestPKI.shared()
+        let server = try APNSLikeNginx.start(
+            pki: pki, extra: "ssl_client_certificate \(pki.caCertificate.path); ssl_verify_client optional;")
+        defer { server.stop() }
+        let client = APNSClient(configuration: APNSConfiguration(
+            authentication: .certificate(certFile: pki.clientCertificate.path, keyFile: pki.clientKey.path), environment: server.environment))
+        let alert = PushRequest.notification(NotificationPush(alert: Alert(title: .plain("LL 1234"), body: .plain("Gate changed to C3"))), bundleID: pki.clientTopic)
+        let result = await client.send(alert, to: APNSLikeNginx.certificateToken)
+        await client.shutdown()
+        #expect(result.isAccepted, "\(result)")
+    }
+
     @Test func everyReasonInTheTableComesBackTyped() async throws {
         let pki = try TestPKI.shared()
         let server = try APNSLikeNginx.start(pki: pki)

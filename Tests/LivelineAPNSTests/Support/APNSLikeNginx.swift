@@ -13,6 +13,7 @@ struct APNSLikeNginx {
     static let slowToken = "05105105"
     static let expiringToken = "0e0e0e0e"
     static let channelID = "dHN0LXNyY2gtY2hubA=="
+    static let certificateToken = "0cce0cce"
 
     let pki: TestPKI
     let server: ServerProcess
@@ -43,6 +44,12 @@ struct APNSLikeNginx {
                 if ($http_apns_push_type != "liveactivity") { return 400 '{"reason":"InvalidPushType"}'; }
                 add_header apns-id $http_apns_id always;
                 add_header apns-unique-id "2f1a6c3e-0000-4000-8000-000000000001" always;
+                return 200;
+            }
+            location = /3/device/\(certificateToken) {
+                if ($ssl_client_s_dn !~ "UID=\(pki.clientTopic)") { return 403 '{"reason":"MissingProviderToken"}'; }
+                if ($http_apns_topic != "\(pki.clientTopic)") { return 400 '{"reason":"BadTopic"}'; }
+                add_header apns-id $http_apns_id always;
                 return 200;
             }
             location = /3/device/\(tooManyRequestsToken) { return 429 '{"reason":"TooManyRequests"}'; }
