@@ -25,13 +25,16 @@ protocol EventLoopFlushable: AnyObject {
 /// Thread confinement: every descriptor handler, timer and flush callback runs on the loop
 /// thread, and `register`/`modify`/`unregister`/`schedule`/`cancelTimer`/`flushSoon` may only be
 /// called there. Other threads reach the loop only through `execute(_:)`, whose queue is guarded by
-/// a `Mutex`; that is what makes the `@unchecked Sendable` below sound.
+/// a `Mutex`; that is what makes the `@unchecked Sendable` below sound. Once the thread has
+/// exited (after `stop()`), `execute` runs work on the caller's thread under one recursive lock,
+/// so confined objects still have one user at a time and nobody waits for a dead thread.
 final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Mutex<Inbox>(Inbox())
     private let threadID = Atomic<UInt>(0)
     private let stopped = Atomic<Bool>(false)
+    private let afterStopLock = NSRecursiveLock()
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -98,7 +101,10 @@ final class EventLoop: @unchecked Sendable {
             return (true, false)
         }
         if runHere {
+            // The loop thread is gone; one lock keeps late callers from running at once.
+            afterStopLock.lock()
             work()
+            afterStopLock.unlock()
             return
         }
         if wake && !inLoop { wakeUp() }
@@ -201,10 +207,23 @@ final class EventLoop: @unchecked Sendable {
             let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
                 let work = inbox.work
                 inbox.work.removeAll()
-                if work.isEmpty { inbox.finished = true }
                 return work
             }
-            if work.isEmpty { break }
+            if work.isEmpty {
+                // Let go of sessions still referenced by timers or handlers (they reference
+                // the loop), then hand over to inline execution.
+                timers = TimerHeap()
+                handlers.removeAll()
+                flushQueue.removeAll()
+                flushQueued.removeAll()
+                let done = inbox.withLock { inbox -> Bool in
+                    if !inbox.work.isEmpty { return false }
+                    inbox.finished = true
+                    return true
+                }
+                if done { break }
+                continue
+            }
             for item in work { item() }
             runFlushes()
         }
@@ -237,80 +256,4 @@ final class EventLoop: @unchecked Sendable {
             for target in queue { target.flushAtEndOfIteration() }
         }
     }
-}
-
-/// Timers in a binary min-heap by deadline; cancelled ones are skipped when they come up.
-struct TimerHeap {
-    private var heap: [(deadline: UInt64, id: UInt64)] = []
-    private var work: [UInt64: () -> Void] = [:]
-    private var nextID: UInt64 = 1
-
-    var nextDeadline: UInt64? {
-        mutating get {
-        while let top = heap.first, work[top.id] == nil { popTop() }
-        return heap.first?.deadline
-        }
-    }
-
-    mutating func add(deadline: UInt64, _ item: @escaping () -> Void) -> UInt64 {
-        let id = nextID
-        nextID += 1
-        work[id] = item
-        heap.append((deadline, id))
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if heap[parent].deadline <= heap[child].deadline { break }
-            heap.swapAt(parent, child)
-            child = parent
-        }
-        return id
-    }
-
-    mutating func cancel(_ id: UInt64) {
-        work[id] = nil
-        if work.isEmpty { heap.removeAll(keepingCapacity: true) }
-    }
-
-    mutating func popDue(now: UInt64) -> (() -> Void)? {
-        while let top = heap.first {
-            guard let item = work[top.id] else { popTop(); continue }
-            guard top.deadline <= now else { return nil }
-            popTop()
-            work[top.id] = nil
-            return item
-        }
-        return nil
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count && heap[left].deadline < heap[smallest].deadline { smallest = left }
-            if right < heap.count && heap[right].deadline < heap[smallest].deadline { smallest = right }
-            if smallest == parent { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating at zero for negative values).
-    var nanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
-    }
-}
-
-/// The current `errno` as text.
-func errnoString(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
 }

@@ -187,6 +187,7 @@ public final class HTTP2Connection: Sendable {
 
     /// Calls `handler` once when the connection has closed (at once if it already has), with
     /// why it closed: nil after a client-requested close, else the GOAWAY or transport error.
+    /// It runs on the loop thread (or the caller's, if already closed) and must not block.
     public func whenClosed(_ handler: @escaping @Sendable (HTTP2Error?) -> Void) {
         let closedNow = session.closeState.withLock { state -> (Bool, HTTP2Error?) in
             if state.isClosed { return (true, state.error) }
