@@ -35,17 +35,26 @@ final class HTTP2PushConnection: PushConnection {
             let response = try await connection.send(http)
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
         } catch {
-            if error.isRetryable { throw WireError(kind: .notProcessed, message: error.message) }
+            // Transport messages name the path; a device token may appear only as a prefix.
+            let message = Self.redacted(error.message, path: request.path)
+            if error.isRetryable { throw WireError(kind: .notProcessed, message: message) }
             switch error.code {
-            case .timeout: throw WireError(kind: .deadline, message: error.message)
-            case .closed, .cancelled: throw WireError(kind: .closed, message: error.message)
-            case .invalidArgument: throw WireError(kind: .connectPermanent, message: error.message)
-            default: throw WireError(kind: .lost, message: error.message)
+            case .timeout: throw WireError(kind: .deadline, message: message)
+            case .closed, .cancelled: throw WireError(kind: .closed, message: message)
+            case .invalidArgument: throw WireError(kind: .connectPermanent, message: message)
+            default: throw WireError(kind: .lost, message: message)
             }
         }
     }
 
     var isUsable: Bool { connection.isUsable }
+
+    /// `message` with a `/3/device/<token>` path shortened to the token's first 8 characters.
+    static func redacted(_ message: String, path: String) -> String {
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix), path.count > prefix.count + 8 else { return message }
+        return message.replacingOccurrences(of: path, with: prefix + path.dropFirst(prefix.count).prefix(8) + "…")
+    }
 
     func close(grace: Duration) async {
         if grace <= .zero {

@@ -173,3 +173,27 @@ final class Shared<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
 }
+
+@Suite struct RedactionTests {
+    /// A push that ends in a transport failure names its device token by an 8-character prefix only.
+    @Test func transportFailuresNameOnlyATokenPrefix() async throws {
+        // Every connection is sent away before its first stream, so the transport's error names the path.
+        let (server, pki) = try APNSClientScriptedServerTests.start { request, _ in request.connection.goAway(lastStreamID: 0) }
+        var retries = APNSConfiguration.Retries()
+        retries.maxResends = 1
+        retries.reconnect = Backoff(initial: .milliseconds(1), maximum: .milliseconds(5))
+        retries.backoff = Backoff(initial: .milliseconds(1), maximum: .milliseconds(1))
+        let client = APNSClient(configuration: APNSConfiguration(
+            authentication: try .token(keyFile: pki.authKey.path, keyID: pki.keyID, teamID: pki.teamID),
+            environment: .custom(host: "127.0.0.1", port: server.port, caFile: pki.caCertificate.path), retries: retries))
+        let token = APNSClientScriptedServerTests.token
+        let result = await client.send(try APNSClientScriptedServerTests.update(), to: token)
+        await client.shutdown()
+        await server.stop()
+        guard case .failed(let error) = result else { Issue.record("\(result)"); return }
+        #expect(error.code == .connectionLost)
+        #expect(error.message.contains("GOAWAY"), "\(error.message)")
+        #expect(error.message.contains("/3/device/\(token.prefix(8))…"), "\(error.message)")
+        #expect(!error.message.contains(String(token.prefix(9))))
+    }
+}
