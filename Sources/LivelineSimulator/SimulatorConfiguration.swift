@@ -1,0 +1,137 @@
+import Foundation
+
+/// An APNs environment: sandbox (development) or production. Tokens, keys and channels belong to one.
+public enum APNSEnvironment: String, Sendable, Hashable, CaseIterable, Codable {
+    case sandbox
+    case production
+}
+
+/// Checks an ES256 signature for one provider key. `LivelineCrypto` supplies the real one; tests may
+/// supply their own.
+public protocol SignatureVerifier: Sendable {
+    /// Whether `signature` (raw `r‖s` or DER) signs `signingInput` (`base64url(header).base64url(claims)`).
+    func verify(signingInput: [UInt8], signature: [UInt8]) -> Bool
+}
+
+/// A provider key APNs knows: the `kid` of tokens it signs, its team, its scope and its public key.
+public struct ProviderKey: Sendable {
+    /// The environments a key may be used in.
+    public enum Scope: String, Sendable, Hashable, Codable {
+        /// An older key valid in both environments.
+        case both
+        case sandbox
+        case production
+
+        func allows(_ environment: APNSEnvironment) -> Bool {
+            self == .both || rawValue == environment.rawValue
+        }
+    }
+
+    /// The 10-character Key ID (`kid`).
+    public var keyID: String
+    /// The 10-character Team ID (`iss`).
+    public var teamID: String
+    public var scope: Scope
+    /// For a topic-specific key, the bundle ids it may push to; `nil` for a team key.
+    public var topics: [String]?
+    /// A topic-specific key's related key, which may share connections with it.
+    public var relatedKeyID: String?
+    public var verifier: any SignatureVerifier
+
+    public init(keyID: String, teamID: String, scope: Scope = .both, topics: [String]? = nil, relatedKeyID: String? = nil, verifier: any SignatureVerifier) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.scope = scope
+        self.topics = topics
+        self.relatedKeyID = relatedKeyID
+        self.verifier = verifier
+    }
+}
+
+/// An app APNs knows: its bundle id and team, and what its capabilities allow.
+public struct AppRegistration: Sendable, Hashable {
+    public var bundleID: String
+    public var teamID: String
+    /// Whether the broadcast capability is enabled (otherwise broadcasts get `FeatureNotEnabled`).
+    public var broadcastEnabled: Bool
+    /// Whether APNs refuses every push for this app with 403 `Forbidden`.
+    public var forbidden: Bool
+
+    public init(bundleID: String, teamID: String, broadcastEnabled: Bool = true, forbidden: Bool = false) {
+        self.bundleID = bundleID
+        self.teamID = teamID
+        self.broadcastEnabled = broadcastEnabled
+        self.forbidden = forbidden
+    }
+}
+
+/// A per-token rate limit: more than `count` pushes to one token within `seconds` get `TooManyRequests`.
+public struct RateLimit: Sendable, Hashable {
+    public var count: Int
+    public var seconds: TimeInterval
+    public init(count: Int, seconds: TimeInterval) {
+        self.count = count
+        self.seconds = seconds
+    }
+}
+
+/// The ActivityKit numbers a simulated device applies. Apple publishes none of them; the defaults
+/// are third-party observations (see apns-protocol.md §7.3).
+public struct DeviceRules: Sendable, Hashable {
+    /// Concurrent activities one app may have on one device (`targetMaximumExceeded` above it).
+    public var maxActivitiesPerApp = 5
+    /// Priority-10 updates an activity may receive in any hour.
+    public var updateBudgetPerHour = 15
+    /// The same with `NSSupportsLiveActivitiesFrequentUpdates` on and enabled by the user.
+    public var frequentUpdateBudgetPerHour = 240
+    /// How long an activity may stay active before the system ends it.
+    public var maxActiveDuration: TimeInterval = 8 * 3600
+    /// How long an activity may exist in all, active plus ended on the Lock Screen.
+    public var maxTotalDuration: TimeInterval = 12 * 3600
+    /// How long an ended activity stays on the Lock Screen by default.
+    public var defaultDismissalDelay: TimeInterval = 4 * 3600
+    /// Largest attributes plus content state an activity holds (`attributesTooLarge`).
+    public var maxActivityDataBytes = 4096
+
+    public init() {}
+}
+
+/// Everything the simulated APNs knows before any request: its environment, keys, apps and limits.
+public struct SimulatorConfiguration: Sendable {
+    public var environment: APNSEnvironment
+    public var keys: [ProviderKey]
+    public var apps: [AppRegistration]
+    /// MAX_CONCURRENT_STREAMS once a token connection has sent a valid push (1 before that).
+    public var maxConcurrentStreams: Int
+    /// A token connection's stream limit before its first valid push and after a rejection.
+    public var restrictedConcurrentStreams: Int
+    /// Seed for every random choice (ids, tokens, faults): the same seed gives the same run.
+    public var seed: UInt64
+    public var rateLimit: RateLimit?
+    /// A connection idle this long gets `IdleTimeout` on its next request and is closed.
+    public var idleTimeout: TimeInterval
+    /// Channels per app and environment.
+    public var maxChannelsPerApp: Int
+    public var deviceRules: DeviceRules
+    /// How many push records `log` keeps (oldest dropped first).
+    public var logCapacity: Int
+
+    public init(
+        environment: APNSEnvironment = .sandbox, keys: [ProviderKey] = [], apps: [AppRegistration] = [],
+        maxConcurrentStreams: Int = 1000, restrictedConcurrentStreams: Int = 1, seed: UInt64 = 1,
+        rateLimit: RateLimit? = nil, idleTimeout: TimeInterval = 3600, maxChannelsPerApp: Int = 10_000,
+        deviceRules: DeviceRules = DeviceRules(), logCapacity: Int = 10_000
+    ) {
+        self.environment = environment
+        self.keys = keys
+        self.apps = apps
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.restrictedConcurrentStreams = restrictedConcurrentStreams
+        self.seed = seed
+        self.rateLimit = rateLimit
+        self.idleTimeout = idleTimeout
+        self.maxChannelsPerApp = maxChannelsPerApp
+        self.deviceRules = deviceRules
+        self.logCapacity = logCapacity
+    }
+}
