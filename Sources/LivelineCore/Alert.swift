@@ -67,3 +67,8 @@ public struct Alert: Sendable, Hashable {
         return .object(object)
     }
 }
+
+extension Alert: ExpressibleByStringLiteral {
+    /// An alert with just a body: `alert: "Gate changed to C7"`.
+    public init(stringLiteral value: String) { self.init(body: .plain(value)) }
+}

@@ -125,7 +125,10 @@ private struct Parser {
         let intStart = index
         let intDigits = digits(&self)
         guard intDigits > 0 else { throw error("expected digits in a number") }
-        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") { throw error("numbers cannot have leading zeros") }
+        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") {
+            index = intStart
+            throw error("numbers cannot have leading zeros")
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits(&self) > 0 else { throw error("expected digits after the decimal point") }

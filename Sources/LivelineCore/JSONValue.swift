@@ -94,11 +94,12 @@ extension JSONValue {
 
     /// Encodes `value` with Foundation's default `JSONEncoder` (the settings ActivityKit decodes with)
     /// and parses the result, so the tree holds exactly what a default `JSONDecoder` will see.
+    /// Keys are sorted so the same value always gives the same bytes.
     ///
     /// - Throws: `EncodingError` for values JSON cannot hold (non-finite numbers).
     public init<T: Encodable>(encoding value: T) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         self = try JSONValue.parse(encoder.encode(value))
     }
 

@@ -33,6 +33,8 @@ struct Liveline {
     static var commands: [CommandEntry] {
         [
             CommandEntry(PayloadCommand.self),
+            CommandEntry(LintCommand.self),
+            CommandEntry(DemoCommand.self),
         ]
     }
 
@@ -52,8 +54,8 @@ struct Liveline {
                 let helpAsked = rest.first == "--help" || rest.first == "-h"
                 let text = groupHelp(path: path, abstract: abstract, entries: entries)
                 if helpAsked { Console.out(text); return 0 }
-                Console.err(text)
-                Console.err("error: missing command\nhint: see '\(path) --help'")
+                let names = entries.map(\.name).joined(separator: ", ")
+                Console.err("error: missing command (one of: \(names))\nhint: see '\(path) --help'")
                 return 64
             }
             guard let entry = entries.first(where: { $0.name == word }) else {

@@ -1,0 +1,49 @@
+import Foundation
+
+/// One problem `Linter` or a schema check found in a payload.
+public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        /// The push will fail or be dropped.
+        case error
+        /// The push goes through but probably does not do what was meant.
+        case warning
+
+        public static func < (a: Severity, b: Severity) -> Bool { a == .error && b == .warning }
+    }
+
+    /// What kind of problem; stable for scripts and tests.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let invalidPayload = Code(rawValue: "invalid-payload")
+        public static let missingKey = Code(rawValue: "missing-key")
+        public static let wrongType = Code(rawValue: "wrong-type")
+        public static let unknownKey = Code(rawValue: "unknown-key")
+        public static let snakeCaseKey = Code(rawValue: "snake-case-key")
+        public static let unixDate = Code(rawValue: "unix-date")
+        public static let millisecondDate = Code(rawValue: "millisecond-date")
+        public static let referenceDateInHeader = Code(rawValue: "reference-date-in-aps")
+        public static let staleDatePast = Code(rawValue: "stale-date-past")
+        public static let missingTimestamp = Code(rawValue: "missing-timestamp")
+        public static let timestampNotNewer = Code(rawValue: "timestamp-not-newer")
+        public static let unknownAttributesType = Code(rawValue: "unknown-attributes-type")
+        public static let customKeyInAps = Code(rawValue: "custom-key-in-aps")
+    }
+
+    public var severity: Severity
+    public var code: Code
+    /// Where in the body, e.g. `aps.content-state.boardingTime`.
+    public var path: String
+    public var message: String
+
+    public init(_ severity: Severity, _ code: Code, path: String, _ message: String) {
+        self.severity = severity
+        self.code = code
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(code)]" }
+}

@@ -1,1 +1,0 @@
-// Tests for LivelineCLI go here.

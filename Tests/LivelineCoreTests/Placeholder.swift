@@ -1,1 +1,0 @@
-// Tests for LivelineCore go here.
