@@ -1,0 +1,167 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An external server process (nghttpd, nginx, `openssl s_server`) started for a test on a
+/// loopback port, ready once it accepts connections, stopped by `stop()`.
+///
+/// Tools like nghttpd and nginx cannot report a port they chose, so `freePort()` binds a socket
+/// to port 0, reads the port the kernel picked and closes it; the server is then started on it.
+/// `start` polls `connect` until it succeeds or `readyTimeout` passes (no fixed sleeps).
+public final class ServerProcess: Sendable {
+    /// The loopback address the server listens on.
+    public let host: String
+    /// The TCP port the server listens on.
+    public let port: Int
+    /// File receiving the process's stdout and stderr.
+    public let logFile: URL
+    /// Files to delete on `stop()` (a temp directory for configs), if any.
+    private let cleanup: [URL]
+    private let process: Mutex<Process?>
+
+    private init(host: String, port: Int, logFile: URL, process: Process, cleanup: [URL]) {
+        self.host = host
+        self.port = port
+        self.logFile = logFile
+        self.process = Mutex(process)
+        self.cleanup = cleanup
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Returns a TCP port on `host` that was free a moment ago (bind to port 0, read, close).
+    /// - Throws: `TestingError` when no socket can be bound.
+    public static func freePort(host: String = "127.0.0.1") throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestingError("socket() failed: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = try loopbackAddress(host: host, port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw TestingError("bind(\(host):0) failed: \(String(cString: strerror(errno)))") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TestingError("getsockname failed: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `executable` and waits until `host:port` accepts TCP connections.
+    /// - Parameters:
+    ///   - executable: absolute path of the program.
+    ///   - arguments: its arguments (they must make it listen on `host:port`).
+    ///   - host: the IPv4 loopback address it listens on.
+    ///   - port: the port it listens on (from `freePort()`).
+    ///   - workingDirectory: its working directory, if any.
+    ///   - readyTimeout: how long to wait for the first accepted connection.
+    ///   - cleanup: files or directories to delete when the server stops.
+    /// - Throws: `TestingError` when the program cannot start, exits early (with its log), or does
+    ///   not accept a connection within `readyTimeout`.
+    public static func start(
+        executable: String,
+        arguments: [String],
+        host: String = "127.0.0.1",
+        port: Int,
+        workingDirectory: URL? = nil,
+        readyTimeout: Duration = .seconds(10),
+        cleanup: [URL] = []
+    ) throws -> ServerProcess {
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        let logFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("liveline-\(name)-\(port)-\(UUID().uuidString.prefix(8)).log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log: FileHandle
+        do {
+            log = try FileHandle(forWritingTo: logFile)
+        } catch {
+            throw TestingError("cannot open log file \(logFile.path): \(error)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
+        do {
+            try process.run()
+        } catch {
+            throw TestingError("cannot start \(executable): \(error)")
+        }
+        try? log.close()
+        let server = ServerProcess(host: host, port: port, logFile: logFile, process: process, cleanup: cleanup + [logFile])
+        let deadline = ContinuousClock.now + readyTimeout
+        while true {
+            if !process.isRunning {
+                let output = server.log()
+                server.stop()
+                throw TestingError("\(name) exited with status \(process.terminationStatus) before accepting connections on \(host):\(port): \(output)")
+            }
+            if canConnect(host: host, port: port) { return server }
+            if ContinuousClock.now >= deadline {
+                let output = server.log()
+                server.stop()
+                throw TestingError("\(name) did not accept connections on \(host):\(port) within \(readyTimeout): \(output)")
+            }
+            usleep(5_000)  // polling interval between connect attempts, bounded by the deadline
+        }
+    }
+
+    /// The process's output so far (stdout and stderr).
+    public func log() -> String {
+        (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+    }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool {
+        process.withLock { $0?.isRunning ?? false }
+    }
+
+    /// Terminates the process (SIGTERM, then SIGKILL after 2 s), waits for it, deletes its files.
+    /// Safe to call more than once.
+    public func stop() {
+        let running = process.withLock { current -> Process? in
+            defer { current = nil }
+            return current
+        }
+        guard let running else { return }
+        if running.isRunning {
+            running.terminate()
+            let deadline = ContinuousClock.now + .seconds(2)
+            while running.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
+            if running.isRunning { kill(running.processIdentifier, SIGKILL) }
+            running.waitUntilExit()
+        }
+        for url in cleanup { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Whether a TCP connection to `host:port` succeeds right now.
+    public static func canConnect(host: String, port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard var address = try? loopbackAddress(host: host, port: port) else { return false }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return result == 0
+    }
+
+    private static func loopbackAddress(host: String, port: Int) throws -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw TestingError("not an IPv4 address: \(host)")
+        }
+        return address
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for LivelineHTTP2 go here.

@@ -1,0 +1,105 @@
+import Foundation
+import LivelineTesting
+import Testing
+
+/// Runs a tool and returns its exit status and combined output.
+func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+@Suite("TestPKI")
+struct TestPKITests {
+    @Test("server and client certificates verify against their own CA")
+    func certificatesVerify() throws {
+        let pki = try TestPKI.shared()
+        for certificate in [pki.serverCertificate, pki.clientCertificate] {
+            let result = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, certificate.path])
+            #expect(result.status == 0, "\(result.output)")
+        }
+        let host = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", pki.serverCertificate.path])
+        #expect(host.status == 0, "\(host.output)")
+    }
+
+    @Test("another PKI's CA does not trust this server certificate")
+    func otherCADoesNotVerify() throws {
+        let pki = try TestPKI.shared()
+        let other = try TestPKI.make()
+        defer { other.remove() }
+        let result = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", other.caCertificate.path, pki.serverCertificate.path])
+        #expect(result.status != 0)
+    }
+
+    @Test("client certificate subject carries the topic as UID and the team as OU")
+    func clientSubject() throws {
+        let pki = try TestPKI.shared()
+        let result = try runTool(TestPKI.opensslPath, ["x509", "-in", pki.clientCertificate.path, "-noout", "-subject", "-nameopt", "RFC2253"])
+        #expect(result.output.contains("UID=\(pki.clientTopic)"))
+        #expect(result.output.contains("OU=\(pki.teamID)"))
+    }
+
+    @Test("key files have the expected PEM type and algorithm", arguments: [
+        ("authKey", "-----BEGIN PRIVATE KEY-----", "prime256v1"),
+        ("p384Key", "-----BEGIN PRIVATE KEY-----", "secp384r1"),
+        ("rsaKey", "-----BEGIN PRIVATE KEY-----", "RSA"),
+        ("encryptedAuthKey", "-----BEGIN ENCRYPTED PRIVATE KEY-----", ""),
+    ])
+    func keyFiles(name: String, header: String, algorithm: String) throws {
+        let pki = try TestPKI.shared()
+        let url: URL = switch name {
+        case "authKey": pki.authKey
+        case "p384Key": pki.p384Key
+        case "rsaKey": pki.rsaKey
+        default: pki.encryptedAuthKey
+        }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.hasPrefix(header))
+        if !algorithm.isEmpty {
+            let result = try runTool(TestPKI.opensslPath, ["pkey", "-in", url.path, "-noout", "-text"])
+            #expect(result.output.contains(algorithm) || (algorithm == "RSA" && result.output.contains("Private-Key: (2048 bit")), "\(result.output.prefix(200))")
+        }
+        #expect(pki.authKey.lastPathComponent == "AuthKey_\(pki.keyID).p8")
+    }
+
+    @Test("the encrypted key opens only with its passphrase")
+    func encryptedKey() throws {
+        let pki = try TestPKI.shared()
+        let right = try runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:\(pki.encryptedAuthKeyPassphrase)", "-noout"])
+        #expect(right.status == 0, "\(right.output)")
+        let wrong = try runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:wrong", "-noout"])
+        #expect(wrong.status != 0)
+    }
+}
+
+@Suite("ServerProcess")
+struct ServerProcessTests {
+    @Test("nghttpd and nginx start on a free port and accept connections until stopped", arguments: ["nghttpd", "nginx"])
+    func referenceServersStart(kind: String) throws {
+        let pki = try TestPKI.shared()
+        let server = kind == "nghttpd" ? try ServerProcess.nghttpd(pki: pki) : try ServerProcess.nginx(pki: pki)
+        #expect(server.isRunning)
+        #expect(ServerProcess.canConnect(host: server.host, port: server.port))
+        server.stop()
+        #expect(!server.isRunning)
+        #expect(!ServerProcess.canConnect(host: server.host, port: server.port))
+    }
+
+    @Test("a server that exits at once is reported with its output")
+    func earlyExit() throws {
+        let port = try ServerProcess.freePort()
+        #expect {
+            _ = try ServerProcess.start(executable: ServerProcess.nghttpdPath, arguments: ["--no-such-option"], port: port, readyTimeout: .seconds(5))
+        } throws: { error in
+            "\(error)".contains("exited with status") && "\(error)".contains("no-such-option")
+        }
+    }
+}
