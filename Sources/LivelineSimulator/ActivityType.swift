@@ -24,8 +24,8 @@ public struct ActivityType: Sendable {
     public static func schema(_ schema: ActivitySchema) -> ActivityType {
         ActivityType(
             name: schema.name,
-            checkAttributes: { json in SchemaConformance.check(json, against: schema.attributes, path: "attributes") },
-            checkContentState: { json in SchemaConformance.check(json, against: schema.contentState, path: "content-state") })
+            checkAttributes: { json in firstError(schema.checkAttributes(json, path: "attributes")) },
+            checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) })
     }
 
     /// Voltra's `VoltraAttributes`: attributes `{name, deepLinkUrl?}`, content state `{uiJsonData}`.
@@ -47,6 +47,10 @@ public struct ActivityType: Sendable {
         self.name = name
         self.checkAttributes = checkAttributes
         self.checkContentState = checkContentState
+    }
+
+    private static func firstError(_ findings: [LintFinding]) -> String? {
+        findings.first { $0.severity == .error }.map { "\($0.code): \($0.path): \($0.message)" }
     }
 
     private static func decodeError<T: Decodable>(_ type: T.Type, _ json: JSONValue, field: String) -> String? {

@@ -1,16 +1,10 @@
 import Foundation
+import LivelineCrypto
 
 /// An APNs environment: sandbox (development) or production. Tokens, keys and channels belong to one.
 public enum APNSEnvironment: String, Sendable, Hashable, CaseIterable, Codable {
     case sandbox
     case production
-}
-
-/// Checks an ES256 signature for one provider key. `LivelineCrypto` supplies the real one; tests may
-/// supply their own.
-public protocol SignatureVerifier: Sendable {
-    /// Whether `signature` (raw `r‖s` or DER) signs `signingInput` (`base64url(header).base64url(claims)`).
-    func verify(signingInput: [UInt8], signature: [UInt8]) -> Bool
 }
 
 /// A provider key APNs knows: the `kid` of tokens it signs, its team, its scope and its public key.
@@ -36,15 +30,16 @@ public struct ProviderKey: Sendable {
     public var topics: [String]?
     /// A topic-specific key's related key, which may share connections with it.
     public var relatedKeyID: String?
-    public var verifier: any SignatureVerifier
+    /// The public half of the `.p8` key; verifies raw and DER ES256 signatures.
+    public var publicKey: P256PublicKey
 
-    public init(keyID: String, teamID: String, scope: Scope = .both, topics: [String]? = nil, relatedKeyID: String? = nil, verifier: any SignatureVerifier) {
+    public init(keyID: String, teamID: String, publicKey: P256PublicKey, scope: Scope = .both, topics: [String]? = nil, relatedKeyID: String? = nil) {
         self.keyID = keyID
         self.teamID = teamID
         self.scope = scope
         self.topics = topics
         self.relatedKeyID = relatedKeyID
-        self.verifier = verifier
+        self.publicKey = publicKey
     }
 }
 

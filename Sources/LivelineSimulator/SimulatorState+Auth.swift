@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineCrypto
 
 extension SimulatorState {
     /// The outcome of checking a request's credentials.
@@ -31,12 +32,12 @@ extension SimulatorState {
         if let hit = jwtCache[tokenString] {
             cached = hit
         } else {
-            guard let token = try? ProviderToken.parse(tokenString) else {
+            guard let token = try? JWT(parsing: tokenString) else {
                 return AuthResult(reason: .invalidProviderToken)
             }
             var valid = false
             if let key = keysByID[token.keyID], key.teamID == token.teamID {
-                valid = key.verifier.verify(signingInput: token.signingInput, signature: token.signature)
+                valid = (try? token.verify(with: key.publicKey)) != nil
             }
             cached = CachedToken(token: token, valid: valid)
             if jwtCache.count >= 10_000 { jwtCache.removeAll(keepingCapacity: true) }

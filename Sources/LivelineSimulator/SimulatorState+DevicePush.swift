@@ -16,7 +16,7 @@ extension SimulatorState {
         // 2. method, 3. path shape
         if request.method != "POST" { return reject(.methodNotAllowed) }
         guard let token = rawToken, !token.isEmpty else {
-            return reject(request.path == "/3/device" ? .missingDeviceToken : .badPath)
+            return reject(request.path == "/3/device" || request.path == "/3/device/" ? .missingDeviceToken : .badPath)
         }
         if token.contains("/") { return reject(.badPath) }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineCrypto
 
 /// Everything the simulator holds, mutated only inside `Simulator`'s mutex.
 struct SimulatorState: Sendable {
@@ -61,7 +62,7 @@ struct SimulatorState: Sendable {
     }
 
     struct CachedToken: Sendable {
-        var token: ProviderToken
+        var token: JWT
         var valid: Bool
     }
 
