@@ -1,7 +1,8 @@
 #ifndef LIVELINE_CEPOLL_SHIM_H
 #define LIVELINE_CEPOLL_SHIM_H
 // Linux headers that Swift's Glibc module leaves out. Header-only: nothing to link.
-#define _GNU_SOURCE 1
+// No _GNU_SOURCE here: it changes `fd_set` and clashes with the same headers in other modules
+// (Dispatch, COpenSSL). accept4 is declared by hand instead.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -10,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <fcntl.h>
 #include <unistd.h>
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 static inline int liveline_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
 }

@@ -21,4 +21,15 @@ static inline int liveline_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int versi
 }
 static inline void liveline_OPENSSL_free(void *p) { OPENSSL_free(p); }
 static inline long liveline_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
+// LivelineHTTP2: SSL_CTX_set_mode / SSL_get_mode are macros over SSL_CTX_ctrl.
+// https://www.openssl.org/docs/man3.0/man3/SSL_CTX_set_mode.html
+static inline long liveline_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+// https://www.openssl.org/docs/man3.0/man3/SSL_CTX_set_options.html (TLS 1.2 renegotiation off)
+static inline unsigned long liveline_SSL_CTX_set_options(SSL_CTX *ctx, unsigned long options) { return (unsigned long)SSL_CTX_set_options(ctx, options); }
+// Constants defined as macro expressions Swift may not import.
+static inline long liveline_SSL_MODE_ENABLE_PARTIAL_WRITE(void) { return SSL_MODE_ENABLE_PARTIAL_WRITE; }
+static inline long liveline_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER(void) { return SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER; }
+static inline long liveline_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
+static inline unsigned long liveline_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline unsigned long liveline_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
 #endif

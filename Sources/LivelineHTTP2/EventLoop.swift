@@ -1,0 +1,295 @@
+import CEpoll
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something registered with an `EventLoop` for readiness events on a file descriptor.
+/// Called only on the loop thread.
+protocol EventLoopHandler: AnyObject {
+    /// Handles `events` (`EPOLLIN`, `EPOLLOUT`, `EPOLLERR`, `EPOLLHUP` bits) for its descriptor.
+    func handleEvents(_ events: UInt32)
+}
+
+/// Something that wants one call at the end of the current loop iteration (write batching).
+protocol EventLoopFlushable: AnyObject {
+    /// Writes what was produced during the iteration.
+    func flushAtEndOfIteration()
+}
+
+/// One thread running `epoll_wait`, with an eventfd to wake it, a timer heap and a queue of work
+/// submitted from other threads.
+///
+/// Thread confinement: every descriptor handler, timer and flush callback runs on the loop
+/// thread, and `register`/`modify`/`unregister`/`schedule`/`cancelTimer`/`flushSoon` may only be
+/// called there. Other threads reach the loop only through `execute(_:)`, whose queue is guarded by
+/// a `Mutex`; that is what makes the `@unchecked Sendable` below sound.
+final class EventLoop: @unchecked Sendable {
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex<Inbox>(Inbox())
+    private let threadID = Atomic<UInt>(0)
+    private let stopped = Atomic<Bool>(false)
+
+    private struct Inbox {
+        var work: [@Sendable () -> Void] = []
+        var wakePending = false
+    }
+
+    // Loop-thread state.
+    private var handlers: [Int32: EventLoopHandler] = [:]
+    private var timers = TimerHeap()
+    private var flushQueue: [EventLoopFlushable] = []
+    private var flushQueued = Set<ObjectIdentifier>()
+    private let name: String
+
+    /// Starts a loop on a new thread named `name`.
+    init(name: String) throws(HTTP2Error) {
+        self.name = name
+        let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard ep >= 0 else { throw HTTP2Error(.internalError, "epoll_create1 failed: \(errnoString())") }
+        let ev = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard ev >= 0 else {
+            close(ep)
+            throw HTTP2Error(.internalError, "eventfd failed: \(errnoString())")
+        }
+        epollFD = ep
+        wakeFD = ev
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = ev
+        _ = epoll_ctl(ep, EPOLL_CTL_ADD, ev, &event)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
+            ready.signal()
+            run()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+        ready.wait()
+    }
+
+    deinit {
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var inLoop: Bool {
+        threadID.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    /// Runs `work` on the loop thread soon (in submission order). Callable from any thread.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let wake = inbox.withLock { inbox -> Bool in
+            inbox.work.append(work)
+            if inbox.wakePending { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if wake && !inLoop { wakeUp() }
+    }
+
+    /// Stops the loop thread after the work already queued. Callable from any thread.
+    func stop() {
+        execute { [self] in stopped.store(true, ordering: .relaxed) }
+    }
+
+    private func wakeUp() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: Loop-thread API
+
+    /// Registers `fd` for `events` with level-triggered epoll. Loop thread only.
+    func register(_ fd: Int32, events: UInt32, handler: EventLoopHandler) -> Bool {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { return false }
+        handlers[fd] = handler
+        return true
+    }
+
+    /// Changes the events `fd` is registered for. Loop thread only.
+    func modify(_ fd: Int32, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Removes `fd` (call before closing it). Loop thread only.
+    func unregister(_ fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        handlers[fd] = nil
+    }
+
+    /// Runs `work` after `delay` on the loop thread, unless cancelled. Loop thread only.
+    @discardableResult
+    func schedule(after delay: Duration, _ work: @escaping () -> Void) -> UInt64 {
+        timers.add(deadline: Self.now() &+ delay.nanoseconds, work)
+    }
+
+    /// Cancels a timer from `schedule`. Loop thread only.
+    func cancelTimer(_ id: UInt64) {
+        timers.cancel(id)
+    }
+
+    /// Calls `target.flushAtEndOfIteration()` once at the end of this iteration. Loop thread only.
+    func flushSoon(_ target: EventLoopFlushable) {
+        if flushQueued.insert(ObjectIdentifier(target)).inserted {
+            flushQueue.append(target)
+        }
+    }
+
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    // MARK: Loop
+
+    private func run() {
+        let capacity = 128
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while !stopped.load(ordering: .relaxed) {
+            var timeout: Int32 = -1
+            let hasWork = inbox.withLock { !$0.work.isEmpty }
+            if hasWork || !flushQueue.isEmpty {
+                timeout = 0
+            } else if let next = timers.nextDeadline {
+                let now = Self.now()
+                timeout = next <= now ? 0 : Int32(min((next - now + 999_999) / 1_000_000, 60_000))
+            }
+            let count = epoll_wait(epollFD, events, Int32(capacity), timeout)
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let event = events[index]
+                    let fd = event.data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = read(wakeFD, &value, 8)
+                        continue
+                    }
+                    handlers[fd]?.handleEvents(event.events)
+                }
+            }
+            runDueTimers()
+            runQueuedWork()
+            runFlushes()
+        }
+        // Drain what is left so nobody waits forever on work sent before stop().
+        runQueuedWork()
+        runFlushes()
+    }
+
+    private func runDueTimers() {
+        guard timers.nextDeadline != nil else { return }
+        let now = Self.now()
+        while let work = timers.popDue(now: now) {
+            work()
+        }
+    }
+
+    private func runQueuedWork() {
+        let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
+            inbox.wakePending = false
+            let work = inbox.work
+            inbox.work.removeAll(keepingCapacity: true)
+            return work
+        }
+        for item in work { item() }
+    }
+
+    private func runFlushes() {
+        while !flushQueue.isEmpty {
+            let queue = flushQueue
+            flushQueue.removeAll(keepingCapacity: true)
+            flushQueued.removeAll(keepingCapacity: true)
+            for target in queue { target.flushAtEndOfIteration() }
+        }
+    }
+}
+
+/// Timers in a binary min-heap by deadline; cancelled ones are skipped when they come up.
+struct TimerHeap {
+    private var heap: [(deadline: UInt64, id: UInt64)] = []
+    private var work: [UInt64: () -> Void] = [:]
+    private var nextID: UInt64 = 1
+
+    var nextDeadline: UInt64? {
+        mutating get {
+        while let top = heap.first, work[top.id] == nil { popTop() }
+        return heap.first?.deadline
+        }
+    }
+
+    mutating func add(deadline: UInt64, _ item: @escaping () -> Void) -> UInt64 {
+        let id = nextID
+        nextID += 1
+        work[id] = item
+        heap.append((deadline, id))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            if heap[parent].deadline <= heap[child].deadline { break }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+        return id
+    }
+
+    mutating func cancel(_ id: UInt64) {
+        work[id] = nil
+        if work.isEmpty { heap.removeAll(keepingCapacity: true) }
+    }
+
+    mutating func popDue(now: UInt64) -> (() -> Void)? {
+        while let top = heap.first {
+            guard let item = work[top.id] else { popTop(); continue }
+            guard top.deadline <= now else { return nil }
+            popTop()
+            work[top.id] = nil
+            return item
+        }
+        return nil
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left].deadline < heap[smallest].deadline { smallest = left }
+            if right < heap.count && heap[right].deadline < heap[smallest].deadline { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating at zero for negative values).
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// The current `errno` as text.
+func errnoString(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}

@@ -1,0 +1,49 @@
+/// A request to send on an `HTTP2Connection`.
+public struct HTTP2Request: Sendable {
+    /// The method, e.g. `POST`.
+    public var method: String
+    /// The path with query, starting with `/`.
+    public var path: String
+    /// Regular header fields (no pseudo-headers); names are sent lower-cased.
+    public var headers: HTTP2Headers
+    /// The body; empty sends HEADERS with END_STREAM.
+    public var body: [UInt8]
+    /// `:authority`; nil uses the connection's host (and port when not 443).
+    public var authority: String?
+    /// How long the request may take from `send` to a complete response; nil uses the
+    /// connection's `requestTimeout`.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    public init(method: String = "GET", path: String, headers: HTTP2Headers = [:], body: [UInt8] = [], authority: String? = nil, timeout: Duration? = nil) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.authority = authority
+        self.timeout = timeout
+    }
+}
+
+/// A complete response to an `HTTP2Request`.
+public struct HTTP2Response: Sendable {
+    /// The `:status`.
+    public let status: Int
+    /// Regular header fields (no pseudo-headers), in the order received.
+    public let headers: HTTP2Headers
+    /// The body (all DATA frames).
+    public let body: [UInt8]
+    /// The stream the response came on.
+    public let streamID: Int32
+
+    /// Creates a response (for tests and mocks).
+    public init(status: Int, headers: HTTP2Headers = [:], body: [UInt8] = [], streamID: Int32 = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.streamID = streamID
+    }
+
+    /// The body as UTF-8 text.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

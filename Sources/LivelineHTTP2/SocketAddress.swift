@@ -1,0 +1,153 @@
+import CEpoll
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 socket address, and the socket calls the transport makes with it.
+struct SocketAddress: Sendable, CustomStringConvertible {
+    private var storage = sockaddr_storage()
+    private(set) var length: socklen_t = 0
+
+    /// The address family (`AF_INET` or `AF_INET6`).
+    var family: Int32 { Int32(storage.ss_family) }
+
+    /// Resolves `host` (a name or a literal) to addresses for TCP `port`, in resolver order.
+    static func resolve(host: String, port: Int) throws(HTTP2Error) -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_ADDRCONFIG
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &result)
+        guard status == 0, let first = result else {
+            throw HTTP2Error(.resolveFailed, "cannot resolve host \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            if let address = info.pointee.ai_addr {
+                var item = SocketAddress()
+                withUnsafeMutableBytes(of: &item.storage) { raw in
+                    raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(info.pointee.ai_addrlen)))
+                }
+                item.length = info.pointee.ai_addrlen
+                addresses.append(item)
+            }
+            cursor = info.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { throw HTTP2Error(.resolveFailed, "host \(host) resolved to no address") }
+        return addresses
+    }
+
+    /// Reads the local address of `fd`.
+    static func local(of fd: Int32) -> SocketAddress {
+        var item = SocketAddress()
+        item.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &item.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &item.length) }
+        }
+        return item
+    }
+
+    /// Reads the peer address of `fd`.
+    static func peer(of fd: Int32) -> SocketAddress {
+        var item = SocketAddress()
+        item.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &item.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &item.length) }
+        }
+        return item
+    }
+
+    /// The port.
+    var port: Int {
+        withUnsafeBytes(of: storage) { raw in
+            if family == AF_INET6 {
+                return Int(UInt16(bigEndian: raw.load(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_port)!, as: UInt16.self)))
+            }
+            return Int(UInt16(bigEndian: raw.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_port)!, as: UInt16.self)))
+        }
+    }
+
+    /// `1.2.3.4:port` or `[::1]:port`.
+    var description: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        var copy = storage
+        let text: String = withUnsafePointer(to: &copy) { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: MemoryLayout<sockaddr_storage>.size) { bytes in
+                let offset = family == AF_INET6
+                    ? MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_addr)!
+                    : MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_addr)!
+                guard inet_ntop(family, bytes + offset, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
+                return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            }
+        }
+        return family == AF_INET6 ? "[\(text)]:\(port)" : "\(text):\(port)"
+    }
+
+    /// Calls `body` with the address as a `sockaddr` pointer.
+    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var copy = storage
+        return withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 literal (no SNI for those; verification by IP).
+    static func isIPLiteral(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+}
+
+/// Socket calls shared by client and server.
+enum Socket {
+    /// A non-blocking, close-on-exec TCP socket for `family`.
+    static func makeNonBlocking(family: Int32) throws(HTTP2Error) -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTP2Error(.internalError, "socket() failed: \(errnoString())") }
+        return fd
+    }
+
+    /// Disables Nagle's algorithm (HTTP/2 batches its own writes).
+    static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Makes the next `close` send a TCP RST instead of a FIN (an abrupt drop).
+    static func setLingerZero(_ fd: Int32) {
+        var value = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    /// The pending error of a socket after a non-blocking connect (0 when connected).
+    static func pendingError(_ fd: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length)
+        return value
+    }
+
+    /// A non-blocking listening socket bound to `host:port` (port 0 lets the kernel choose).
+    static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(HTTP2Error) -> (fd: Int32, address: SocketAddress) {
+        guard (0...65535).contains(port) else { throw HTTP2Error(.invalidArgument, "port \(port) is outside 0...65535") }
+        let addresses = try SocketAddress.resolve(host: host, port: port)
+        var lastError = ""
+        for address in addresses {
+            let fd = try makeNonBlocking(family: address.family)
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            let bound = address.withSockaddr { bind(fd, $0, $1) }
+            if bound == 0 && Glibc.listen(fd, backlog) == 0 {
+                return (fd, SocketAddress.local(of: fd))
+            }
+            lastError = "\(address): \(errnoString())"
+            close(fd)
+        }
+        throw HTTP2Error(.listenFailed, "cannot listen on \(host):\(port): \(lastError)")
+    }
+}
