@@ -35,12 +35,24 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// A random version-4 UUID in APNs' canonical lowercase form.
     mutating func uuidString() -> String {
-        var b = bytes(16)
-        b[6] = (b[6] & 0x0F) | 0x40
-        b[8] = (b[8] & 0x3F) | 0x80
-        let h = Hex.encode(b)
-        let c = Array(h)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+        let hi = next()
+        let lo = next()
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var i = 0
+            for n in 0..<16 {
+                if n == 4 || n == 6 || n == 8 || n == 10 {
+                    out[i] = UInt8(ascii: "-")
+                    i += 1
+                }
+                var byte = UInt8(truncatingIfNeeded: (n < 8 ? hi : lo) >> (UInt64(n % 8) * 8))
+                if n == 6 { byte = (byte & 0x0F) | 0x40 }
+                if n == 8 { byte = (byte & 0x3F) | 0x80 }
+                out[i] = Hex.digit(byte >> 4)
+                out[i + 1] = Hex.digit(byte & 0x0F)
+                i += 2
+            }
+            return 36
+        }
     }
 
     /// A uniform value in [0, 1).
@@ -50,6 +62,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 /// Lowercase hex encoding and the checks APNs applies to hex tokens.
 enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
+
+    @inline(__always)
+    static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []

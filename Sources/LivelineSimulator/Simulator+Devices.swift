@@ -229,6 +229,6 @@ extension SimulatorState {
         return InstalledAppSnapshot(
             bundleID: bundleID, deviceToken: app.deviceToken, pushToStartTokens: app.pushToStartTokens, activityTypes: app.typeOrder,
             supportsFrequentUpdates: app.supportsFrequentUpdates, frequentUpdatesEnabled: app.frequentUpdatesEnabled, installed: app.installed,
-            notifications: app.notifications)
+            notifications: app.notifications.suffix(Self.keptNotifications).map { (try? JSONValue.parse($0)) ?? .string(String(decoding: $0, as: UTF8.self)) })
     }
 }

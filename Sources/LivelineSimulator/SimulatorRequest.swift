@@ -38,8 +38,9 @@ public struct SimulatorRequest: Sendable, Hashable {
     /// The first header name that appears more than once.
     var duplicatedHeader: String? {
         if headers.count < 2 { return nil }
-        var seen = Set<String>()
-        for h in headers where !seen.insert(h.name).inserted { return h.name }
+        for i in 1..<headers.count {
+            for j in 0..<i where headers[j].name == headers[i].name { return headers[i].name }
+        }
         return nil
     }
 }

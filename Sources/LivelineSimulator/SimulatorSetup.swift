@@ -218,6 +218,18 @@ public struct SimulatorSetup: Sendable {
         return FaultRule(action, scope: scope, probability: p, skipFirst: Int(f["skipFirst"]?.numberValue ?? 0), limit: f["limit"]?.numberValue.map { Int($0) })
     }
 
+    /// A provider token signed with the `.p8` key in `keyFile`, for tools that drive the simulator
+    /// (benchmarks, smoke tests).
+    ///
+    /// - Important: the token is a credential for an hour; do not log it.
+    public static func providerToken(keyFile: String, keyID: String, teamID: String, issuedAt: Date = Date()) throws(SimulatorError) -> String {
+        do {
+            return try JWT.sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt, key: try P256PrivateKey(contentsOfFile: keyFile))
+        } catch {
+            throw SimulatorError(.invalidConfiguration, "cannot sign a provider token with \(keyFile): \(error.message)")
+        }
+    }
+
     /// Builds the simulator: configuration, devices, apps, faults.
     public func makeSimulator(clock: any SimulatorClock = SystemClock()) throws(SimulatorError) -> Simulator {
         let sim = Simulator(configuration: configuration, clock: clock)

@@ -23,10 +23,7 @@ extension SimulatorState {
             break
         }
         guard let header = request.header("authorization") else { return AuthResult(reason: .missingProviderToken) }
-        let lower = header.prefix(7).lowercased()
-        guard lower == "bearer ", header.count > 7 else { return AuthResult(reason: .missingProviderToken) }
-        let tokenString = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        if tokenString.isEmpty { return AuthResult(reason: .missingProviderToken) }
+        guard let tokenString = Self.bearerToken(header) else { return AuthResult(reason: .missingProviderToken) }
 
         let cached: CachedToken
         if let hit = jwtCache[tokenString] {
@@ -69,6 +66,24 @@ extension SimulatorState {
             connection.boundEnvironment = config.environment
         }
         return AuthResult(teamID: key.teamID, key: key)
+    }
+
+    /// The token after a case-insensitive `bearer ` and any spaces; `nil` when there is none.
+    static func bearerToken(_ header: String) -> String? {
+        let u = header.utf8
+        let scheme = Array("bearer".utf8)
+        guard u.count > scheme.count + 1 else { return nil }
+        var i = u.startIndex
+        for c in scheme {
+            guard u[i] | 0x20 == c else { return nil }
+            i = u.index(after: i)
+        }
+        guard u[i] == 0x20 else { return nil }
+        while i < u.endIndex, u[i] == 0x20 { i = u.index(after: i) }
+        var end = u.endIndex
+        while end > i, u[u.index(before: end)] == 0x20 { end = u.index(before: end) }
+        guard i < end else { return nil }
+        return String(header[i..<end])
     }
 
     /// Whether the authenticated key may push to `bundleID`: `nil` if so, else the reason (§10 step 7).

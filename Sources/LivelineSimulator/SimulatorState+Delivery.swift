@@ -5,19 +5,22 @@ import LivelineCore
 extension SimulatorState {
     typealias Delivery = PushRecord.Delivery
 
+    /// Ordinary notifications kept per app (oldest dropped first).
+    static let keptNotifications = 100
+
     /// Delivers an accepted device push to the device that owns `token`.
     mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushType, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
-        let json = try? JSONValue.parse(body)
         switch record.kind {
         case .device:
-            var detail = "\(pushType) notification delivered"
-            if let json, devices[record.deviceID]?.apps[record.bundleID] != nil {
-                devices[record.deviceID]!.apps[record.bundleID]!.notifications.append(json)
-            } else if json == nil {
-                detail = "\(pushType) notification delivered; the body is not JSON, so the app sees nothing useful"
+            if devices[record.deviceID]?.apps[record.bundleID] != nil {
+                devices[record.deviceID]!.apps[record.bundleID]!.notifications.append(body)
+                if devices[record.deviceID]!.apps[record.bundleID]!.notifications.count > Self.keptNotifications * 2 {
+                    devices[record.deviceID]!.apps[record.bundleID]!.notifications.removeFirst(Self.keptNotifications)
+                }
             }
-            return (nil, [Delivery(deviceID: record.deviceID, activityID: nil, dropReason: nil, detail: detail)])
+            return (nil, [Delivery(deviceID: record.deviceID, activityID: nil, dropReason: nil, detail: "\(pushType) notification delivered")])
         case .pushToStart(let tokenType):
+            let json = try? JSONValue.parse(body)
             let (push, event, failure) = parsePush(json)
             if let failure { return (event, [drop(record.deviceID, nil, .malformedPayload, failure)]) }
             guard push!.event == .start else {
@@ -25,6 +28,7 @@ extension SimulatorState {
             }
             return (event, [startByPush(push!, json: json!, deviceID: record.deviceID, bundleID: record.bundleID, tokenType: tokenType, now: now)])
         case .activityUpdate(let activityID):
+            let json = try? JSONValue.parse(body)
             let (push, event, failure) = parsePush(json)
             if let failure { return (event, [drop(record.deviceID, activityID, .malformedPayload, failure)]) }
             if push!.event == .start {

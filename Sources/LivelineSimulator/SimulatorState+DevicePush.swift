@@ -18,7 +18,7 @@ extension SimulatorState {
         guard let token = rawToken, !token.isEmpty else {
             return reject(request.path == "/3/device" || request.path == "/3/device/" ? .missingDeviceToken : .badPath)
         }
-        if token.contains("/") { return reject(.badPath) }
+        if token.utf8.contains(UInt8(ascii: "/")) { return reject(.badPath) }
 
         // Fault injection (global or per token), drawn before any other check.
         var faultActions: [ConnectionAction] = []
@@ -213,15 +213,23 @@ extension SimulatorState {
 
     /// Splits a topic into its bundle id and push-type suffix (the longest known suffix it ends with).
     static func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
-        var best = ""
-        for type in PushType.all {
-            if let s = type.topicSuffix, !s.isEmpty, topic.hasSuffix(s), topic.count > s.count, s.count > best.count { best = s }
+        let u = topic.utf8
+        for (suffix, _) in suffixes where u.count > suffix.utf8.count {
+            if u.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) {
+                return (String(decoding: u.dropLast(suffix.utf8.count), as: UTF8.self), suffix)
+            }
         }
-        return (String(topic.dropLast(best.count)), best)
+        return (topic, "")
     }
 
+    /// Known topic suffixes, longest first, with their push types.
+    static let suffixes: [(String, PushType)] = PushType.all.compactMap { t in
+        guard let s = t.topicSuffix, !s.isEmpty else { return nil }
+        return (s, t)
+    }.sorted { $0.0.utf8.count > $1.0.utf8.count }
+
     static func inferPushType(suffix: String) -> PushType {
-        PushType.all.first { !suffix.isEmpty && $0.topicSuffix == suffix } ?? .alert
+        suffix.isEmpty ? .alert : (suffixes.first { $0.0 == suffix }?.1 ?? .alert)
     }
 
     static func redactedPath(_ path: String, token: String?) -> String {

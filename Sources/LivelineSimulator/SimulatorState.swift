@@ -13,7 +13,8 @@ struct SimulatorState: Sendable {
         var supportsFrequentUpdates = false
         var frequentUpdatesEnabled = true
         var installed = true
-        var notifications: [JSONValue] = []
+        /// Bodies of ordinary notifications, raw (parsed when inspected).
+        var notifications: [[UInt8]] = []
     }
 
     struct DeviceRecord: Sendable {
