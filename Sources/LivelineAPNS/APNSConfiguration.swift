@@ -119,7 +119,7 @@ public struct APNSConfiguration: Sendable {
         /// Delay between reconnection attempts after a failed connect (1 s → 60 s, like Pushy).
         public var reconnect = Backoff(initial: .seconds(1), maximum: .seconds(60))
         /// Times a stream refused with REFUSED_STREAM or left above a GOAWAY's last stream id is resent.
-        public var maxResends: Int = 5
+        public var maxResends: Int = 10
 
         public init() {}
     }

@@ -152,7 +152,7 @@ private struct Parser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let s = String(validating: out, as: UTF8.self) else { throw error("string is not valid UTF-8") }
+                guard let s = String(bytes: out, encoding: .utf8) else { throw error("string is not valid UTF-8") }
                 return s
             case UInt8(ascii: "\\"):
                 index += 1

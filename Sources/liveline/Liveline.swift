@@ -35,6 +35,10 @@ struct Liveline {
             CommandEntry(PayloadCommand.self),
             CommandEntry(LintCommand.self),
             CommandEntry(DemoCommand.self),
+            CommandEntry(SendCommand.self),
+            CommandEntry(BroadcastCommand.self),
+            ChannelsCommand.entry,
+            CommandEntry(JWTCommand.self),
         ]
     }
 

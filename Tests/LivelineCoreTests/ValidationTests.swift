@@ -99,6 +99,15 @@ struct ValidationTests {
         expectError(.nonFiniteNumber, ["relevance-score"]) { request(push) }
     }
 
+    @Test("a content state that does not encode to a JSON object")
+    func notAnObject() {
+        #expect {
+            _ = try LiveActivityPush.update(state: "boarding", timestamp: now)
+        } throws: { error in
+            (error as? PayloadError)?.code == .encodingFailed && "\(error)".contains("content-state must encode to a JSON object, got string")
+        }
+    }
+
     @Test("a dismissal more than 4 hours after the end")
     func dismissalLimit() throws {
         let push = try LiveActivityPush.end(state: state, timestamp: now, dismissal: .at(now.addingTimeInterval(5 * 3600)))
