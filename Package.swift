@@ -43,6 +43,8 @@ let package = Package(
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore"]),
+        // Benchmarks: executables printing ratios against reference tools in the same run.
+        .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -32,4 +32,6 @@ static inline long liveline_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER(void) { return S
 static inline long liveline_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
 static inline unsigned long liveline_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline unsigned long liveline_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+// XN_FLAG_RFC2253 is a macro expression. https://www.openssl.org/docs/man3.0/man3/X509_NAME_print_ex.html
+static inline unsigned long liveline_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 #endif

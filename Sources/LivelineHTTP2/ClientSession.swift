@@ -439,18 +439,21 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         deadlineTimer = nil
         idleTimer = nil
         usable.store(false, ordering: .releasing)
-        let reason: HTTP2Error? = error ?? goAway.map { goAway in
-            HTTP2Error(.goAway, "\(endpoint) sent GOAWAY (\(HTTP2Error.errorCodeName(goAway.errorCode)), last stream \(goAway.lastStreamID)\(goAway.debugData.isEmpty ? "" : ", debug data \(goAway.debugText)"))",
-                       goAway: goAway, http2ErrorCode: goAway.errorCode)
+        let clientClosed = closing != nil && error == nil
+        var reason: HTTP2Error? = error
+        if let goAway {
+            let closeNote = error.map { " (then: \($0.message))" } ?? ""
+            reason = HTTP2Error(.goAway, "\(endpoint) sent GOAWAY (\(HTTP2Error.errorCodeName(goAway.errorCode)), last stream \(goAway.lastStreamID)\(goAway.debugData.isEmpty ? "" : ", debug data \(goAway.debugText)"))\(closeNote)",
+                                goAway: goAway, http2ErrorCode: goAway.errorCode)
         }
         if let continuation = connectContinuation {
             connectContinuation = nil
             continuation.resume(throwing: error ?? HTTP2Error(.connectionClosed, "\(endpoint) closed the connection before its SETTINGS"))
         }
-        let failure = reason ?? HTTP2Error(.connectionClosed, "the connection to \(endpoint) closed")
-        let refusal = failure.code == .closed || failure.code == .goAway
-            ? failure.retryable(true)
-            : HTTP2Error(failure.code, "\(failure.message); the request was not sent", isRetryable: true, goAway: failure.goAway, http2ErrorCode: failure.http2ErrorCode)
+        let failure = reason ?? (clientClosed
+            ? HTTP2Error(.closed, "the connection to \(endpoint) was closed by the client")
+            : HTTP2Error(.connectionClosed, "the connection to \(endpoint) closed"))
+        let refusal = HTTP2Error(failure.code, "\(failure.message); the request was not sent", isRetryable: true, goAway: failure.goAway, http2ErrorCode: failure.http2ErrorCode)
         for (streamID, request) in active {
             if let goAway, streamID > goAway.lastStreamID {
                 request.finish(.failure(HTTP2Error(.goAway, "\(endpoint) sent GOAWAY with last stream \(goAway.lastStreamID); stream \(streamID) was not processed", isRetryable: true, goAway: goAway, http2ErrorCode: goAway.errorCode)))
@@ -461,7 +464,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         active.removeAll()
         for request in queue.removeAll() { request.finish(.failure(refusal)) }
         let late = inbox.withLock { inbox -> [PendingRequest] in
-            if inbox.refusal == nil || inbox.refusal?.code == .closed { inbox.refusal = refusal }
+            if inbox.refusal == nil { inbox.refusal = refusal }
             let items = inbox.requests
             inbox.requests.removeAll()
             return items
@@ -476,7 +479,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         activeCount.store(0, ordering: .relaxed)
         let waiters = closeState.withLock { state -> [@Sendable (HTTP2Error?) -> Void] in
             state.isClosed = true
-            state.error = closing != nil && error == nil ? nil : reason
+            state.error = clientClosed && goAway == nil ? nil : failure
             let waiters = state.waiters
             state.waiters.removeAll()
             return waiters

@@ -36,6 +36,8 @@ final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
         var wakePending = false
+        /// The thread has exited; work runs on the caller's thread from now on.
+        var finished = false
     }
 
     // Loop-thread state.
@@ -84,12 +86,19 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `work` on the loop thread soon (in submission order). Callable from any thread.
+    /// After the loop has stopped, runs `work` at once on the caller's thread: the loop thread
+    /// is gone, so the objects it confined have no other user, and nobody waits forever.
     func execute(_ work: @escaping @Sendable () -> Void) {
-        let wake = inbox.withLock { inbox -> Bool in
+        let (wake, runHere) = inbox.withLock { inbox -> (Bool, Bool) in
+            if inbox.finished { return (false, true) }
             inbox.work.append(work)
-            if inbox.wakePending { return false }
+            if inbox.wakePending { return (false, false) }
             inbox.wakePending = true
-            return true
+            return (true, false)
+        }
+        if runHere {
+            work()
+            return
         }
         if wake && !inLoop { wakeUp() }
     }
@@ -185,9 +194,20 @@ final class EventLoop: @unchecked Sendable {
             runQueuedWork()
             runFlushes()
         }
-        // Drain what is left so nobody waits forever on work sent before stop().
-        runQueuedWork()
-        runFlushes()
+        // Drain what is left so nobody waits forever on work sent before stop(); work sent
+        // later runs on its sender's thread (see `execute`).
+        while true {
+            let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
+                let work = inbox.work
+                inbox.work.removeAll()
+                if work.isEmpty { inbox.finished = true }
+                return work
+            }
+            if work.isEmpty { break }
+            for item in work { item() }
+            runFlushes()
+        }
+        threadID.store(0, ordering: .releasing)
     }
 
     private func runDueTimers() {

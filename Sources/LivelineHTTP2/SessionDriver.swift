@@ -32,6 +32,8 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
     /// Set while inside nghttp2 calls: closing must wait until they return.
     private var inSessionCall = false
     private var closeRequested: (error: HTTP2Error?, abrupt: Bool)?
+    /// Close once everything nghttp2 wants to send is written (after a GOAWAY).
+    private var closeWhenFlushed: (error: HTTP2Error?, set: Bool) = (nil, false)
 
     /// Largest amount of frame bytes gathered before writing.
     private static let flushThreshold = 64 * 1024
@@ -204,6 +206,7 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
                 }
                 inSessionCall = false
                 if let request = closeRequested, output.isEmpty { close(request.error, abrupt: request.abrupt); return }
+                if closeWhenFlushed.set, output.isEmpty { close(closeWhenFlushed.error, abrupt: false); return }
                 if output.isEmpty {
                     setInterest(EPOLLIN.rawValue)
                     return
@@ -268,8 +271,8 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
 
     /// Writes what is pending, then closes (used after GOAWAY).
     func flushThenClose(_ error: HTTP2Error?) {
-        closeRequested = (error, false)
-        if !inSessionCall { flushAtEndOfIteration() }
+        closeWhenFlushed = (error, true)
+        loop.flushSoon(self)
     }
 }
 

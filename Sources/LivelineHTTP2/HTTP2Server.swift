@@ -1,0 +1,179 @@
+import CEpoll
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/2 server over TLS (ALPN `h2` only) calling a handler for each complete request.
+///
+/// Threading: one event-loop thread (epoll) accepts connections and runs every connection's
+/// TLS and nghttp2 session. The handler is called on that thread: answer at once with the
+/// responder for the fastest path, or keep the responder and answer later from any thread or
+/// task (it is `Sendable`), with `respond(..., after:)` for a delayed answer. Never block the
+/// handler.
+public final class HTTP2Server: Sendable {
+    /// A request handler: answer through the responder, now or later.
+    public typealias Handler = @Sendable (HTTP2ServerRequest, HTTP2ServerResponder) -> Void
+
+    /// The address the server listens on.
+    public let host: String
+    /// The port it listens on (the chosen one when configured with port 0).
+    public let port: Int
+
+    private let core: ServerCore
+
+    private init(host: String, port: Int, core: ServerCore) {
+        self.host = host
+        self.port = port
+        self.core = core
+    }
+
+    /// Starts listening and serving.
+    /// - Parameters:
+    ///   - configuration: identity, address, stream limit, client certificates.
+    ///   - onConnection: called on the loop thread when a connection finished its TLS handshake,
+    ///     before its first SETTINGS (call `setMaxConcurrentStreams` here to start it lower).
+    ///   - handler: called on the loop thread for each complete request.
+    /// - Throws: `HTTP2Error` `.invalidArgument` for unusable files or values, `.listenFailed`
+    ///   when the address cannot be bound.
+    public static func start(
+        configuration: HTTP2ServerConfiguration,
+        onConnection: (@Sendable (HTTP2ServerConnection) -> Void)? = nil,
+        handler: @escaping Handler
+    ) throws(HTTP2Error) -> HTTP2Server {
+        guard configuration.maxConcurrentStreams >= 0 else {
+            throw HTTP2Error(.invalidArgument, "maxConcurrentStreams \(configuration.maxConcurrentStreams) must not be negative")
+        }
+        let context = try TLSContext.server(identity: configuration.identity, clientCAFile: configuration.clientCAFile)
+        let listener = try Socket.listen(host: configuration.host, port: configuration.port)
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(name: "h2-server \(listener.address)")
+        } catch {
+            Glibc.close(listener.fd)
+            throw error
+        }
+        let core = ServerCore(loop: loop, listenFD: listener.fd, context: context, configuration: configuration,
+                              onConnection: onConnection, handler: handler)
+        let started = DispatchSemaphore(value: 0)
+        let ok = Atomic<Bool>(false)
+        loop.execute {
+            ok.store(core.startListening(), ordering: .releasing)
+            started.signal()
+        }
+        started.wait()
+        guard ok.load(ordering: .acquiring) else {
+            loop.stop()
+            throw HTTP2Error(.listenFailed, "cannot watch the listening socket on \(listener.address)")
+        }
+        return HTTP2Server(host: configuration.host, port: listener.address.port, core: core)
+    }
+
+    /// Starts a server whose handler is async: each request runs in its own task.
+    /// - Throws: as `start(configuration:onConnection:handler:)`.
+    public static func start(
+        configuration: HTTP2ServerConfiguration,
+        onConnection: (@Sendable (HTTP2ServerConnection) -> Void)? = nil,
+        asyncHandler: @escaping @Sendable (HTTP2ServerRequest) async -> HTTP2ServerResponse
+    ) throws(HTTP2Error) -> HTTP2Server {
+        try start(configuration: configuration, onConnection: onConnection) { request, responder in
+            Task { responder.respond(await asyncHandler(request)) }
+        }
+    }
+
+    /// The connections open now, in accept order.
+    public var connections: [HTTP2ServerConnection] {
+        core.openConnections.withLock { Array($0.values) }.sorted { $0.id < $1.id }
+    }
+
+    /// How many connections were accepted and finished their handshake so far.
+    public var acceptedConnections: Int { core.acceptedCount.load(ordering: .relaxed) }
+
+    /// Stops accepting, closes every connection (GOAWAY, then close) and stops the loop thread.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            core.loop.execute { [core] in
+                core.shutdown()
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// Shared state of a server: the listener, the sessions, the handler.
+///
+/// Thread confinement: `sessions` and the listening descriptor are used on the loop thread
+/// only; `openConnections` (a `Mutex`) and `acceptedCount` (an `Atomic`) are read from any
+/// thread. Everything else is immutable.
+final class ServerCore: EventLoopHandler, @unchecked Sendable {
+    let loop: EventLoop
+    let context: TLSContext
+    let configuration: HTTP2ServerConfiguration
+    let handler: HTTP2Server.Handler
+    let onConnection: (@Sendable (HTTP2ServerConnection) -> Void)?
+    let openConnections = Mutex<[UInt64: HTTP2ServerConnection]>([:])
+    let acceptedCount = Atomic<Int>(0)
+    private var listenFD: Int32
+    private var sessions: [UInt64: ServerSession] = [:]
+    private var nextID: UInt64 = 1
+    private var stopped = false
+
+    init(loop: EventLoop, listenFD: Int32, context: TLSContext, configuration: HTTP2ServerConfiguration,
+         onConnection: (@Sendable (HTTP2ServerConnection) -> Void)?, handler: @escaping HTTP2Server.Handler) {
+        self.loop = loop
+        self.listenFD = listenFD
+        self.context = context
+        self.configuration = configuration
+        self.onConnection = onConnection
+        self.handler = handler
+    }
+
+    func startListening() -> Bool {
+        loop.register(listenFD, events: EPOLLIN.rawValue, handler: self)
+    }
+
+    func handleEvents(_ events: UInt32) {
+        while !stopped {
+            let fd = liveline_accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            if fd < 0 { return }  // EAGAIN, or a transient error such as EMFILE
+            Socket.setNoDelay(fd)
+            let id = nextID
+            nextID += 1
+            let session = ServerSession(loop: loop, fd: fd, id: id, server: self)
+            guard session.start() else {
+                Glibc.close(fd)
+                continue
+            }
+            sessions[id] = session
+        }
+    }
+
+    func connectionOpened(_ connection: HTTP2ServerConnection) {
+        acceptedCount.add(1, ordering: .relaxed)
+        openConnections.withLock { $0[connection.id] = connection }
+        onConnection?(connection)
+    }
+
+    func sessionClosed(_ session: ServerSession, id: UInt64, handle: HTTP2ServerConnection?) {
+        sessions[id] = nil
+        if handle != nil {
+            _ = openConnections.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func shutdown() {
+        guard !stopped else { return }
+        stopped = true
+        loop.unregister(listenFD)
+        Glibc.close(listenFD)
+        listenFD = -1
+        for session in Array(sessions.values) {
+            session.goAway(lastStreamID: nil, errorCode: 0, debugData: [])
+            session.flushAtEndOfIteration()
+            session.close(nil, abrupt: false)
+        }
+        sessions.removeAll()
+        loop.stop()
+    }
+}

@@ -1,0 +1,38 @@
+/// Settings for an `HTTP2Server`.
+public struct HTTP2ServerConfiguration: Sendable {
+    /// The server's certificate chain and key.
+    public var identity: TLSIdentity
+    /// The address to listen on.
+    public var host: String
+    /// The port; 0 lets the system choose (read it from `HTTP2Server.port`).
+    public var port: Int
+    /// SETTINGS_MAX_CONCURRENT_STREAMS sent when a connection opens (per-connection override
+    /// with `HTTP2ServerConnection.setMaxConcurrentStreams` in the `onConnection` hook).
+    public var maxConcurrentStreams: Int
+    /// When set, clients are asked for a certificate, verified against this CA file when sent;
+    /// clients without one are still accepted (see `HTTP2ServerConnection.peerCertificate`).
+    public var clientCAFile: String?
+    /// Time a new connection has to finish its TLS handshake.
+    public var handshakeTimeout: Duration
+    /// Largest request body accepted; a bigger one is reset with RST_STREAM(CANCEL).
+    public var maxRequestBodySize: Int
+
+    /// Creates a configuration.
+    public init(
+        identity: TLSIdentity,
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        maxConcurrentStreams: Int = 100,
+        clientCAFile: String? = nil,
+        handshakeTimeout: Duration = .seconds(10),
+        maxRequestBodySize: Int = 1 << 20
+    ) {
+        self.identity = identity
+        self.host = host
+        self.port = port
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.clientCAFile = clientCAFile
+        self.handshakeTimeout = handshakeTimeout
+        self.maxRequestBodySize = maxRequestBodySize
+    }
+}

@@ -1,0 +1,85 @@
+import Synchronization
+
+/// One client connection to an `HTTP2Server`: who it is, and controls a test server or the APNs
+/// simulator needs (change the stream limit, GOAWAY, drop, close). Callable from any thread;
+/// the work runs on the server's loop thread.
+public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConvertible {
+    /// A number unique within the server, increasing in accept order (from 1).
+    public let id: UInt64
+    /// The client's address, `ip:port`.
+    public let peerAddress: String
+    /// The client's certificate when it sent one (only when `clientCAFile` is configured).
+    public let peerCertificate: HTTP2PeerCertificate?
+
+    private let session: ServerSession
+    private let open = Atomic<Bool>(true)
+
+    init(id: UInt64, peerAddress: String, peerCertificate: HTTP2PeerCertificate?, session: ServerSession) {
+        self.id = id
+        self.peerAddress = peerAddress
+        self.peerCertificate = peerCertificate
+        self.session = session
+    }
+
+    /// Whether the connection is still open.
+    public var isOpen: Bool { open.load(ordering: .acquiring) }
+
+    func markClosed() { open.store(false, ordering: .releasing) }
+
+    /// Sends SETTINGS with a new SETTINGS_MAX_CONCURRENT_STREAMS. Called from the
+    /// `onConnection` hook it replaces the value in the connection's first SETTINGS.
+    public func setMaxConcurrentStreams(_ value: Int) {
+        onLoop { $0.setMaxConcurrentStreams(value) }
+    }
+
+    /// Sends GOAWAY, then closes the connection once the frame is written.
+    /// - Parameters:
+    ///   - lastStreamID: the highest stream the server processed; nil uses the last stream it
+    ///     received. Streams above it are unprocessed, and the client may retry them.
+    ///   - errorCode: the HTTP/2 error code (0 is NO_ERROR).
+    ///   - debugData: opaque data, e.g. APNs' JSON `{"reason":"Shutdown"}`.
+    public func goAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: [UInt8] = []) {
+        onLoop { $0.goAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData) }
+    }
+
+    /// Drops the TCP connection at once (RST, no GOAWAY, no TLS close_notify).
+    public func drop() {
+        onLoop { $0.close(nil, abrupt: true) }
+    }
+
+    /// Closes gracefully: GOAWAY(NO_ERROR), finish open streams, then close.
+    public func close() {
+        onLoop { $0.closeGracefully() }
+    }
+
+    func respond(streamID: Int32, response: HTTP2ServerResponse, delay: Duration?) {
+        if let delay, delay > .zero {
+            session.loop.execute { [session] in
+                session.loop.schedule(after: delay) { session.respond(streamID: streamID, response: response) }
+            }
+        } else {
+            onLoop { $0.respond(streamID: streamID, response: response) }
+        }
+    }
+
+    func reset(streamID: Int32, errorCode: UInt32) {
+        onLoop { $0.reset(streamID: streamID, errorCode: errorCode) }
+    }
+
+    private func onLoop(_ work: @escaping @Sendable (ServerSession) -> Void) {
+        if session.loop.inLoop {
+            work(session)
+        } else {
+            session.loop.execute { [session] in work(session) }
+        }
+    }
+
+    /// `#id ip:port`.
+    public var description: String { "#\(id) \(peerAddress)" }
+
+    /// Identity equality.
+    public static func == (lhs: HTTP2ServerConnection, rhs: HTTP2ServerConnection) -> Bool { lhs === rhs }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

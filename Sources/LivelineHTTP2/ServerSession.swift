@@ -1,0 +1,314 @@
+import CEpoll
+import CNghttp2
+import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A request being received or answered on a server connection.
+///
+/// Thread confinement: loop thread only (owned by its `ServerSession`).
+final class ServerStream {
+    let streamID: Int32
+    var method = ""
+    var path = ""
+    var authority: String?
+    var scheme: String?
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+    var responded = false
+    var dispatched = false
+
+    init(streamID: Int32) {
+        self.streamID = streamID
+    }
+}
+
+/// The engine behind one `HTTP2ServerConnection`: TLS accept, nghttp2 server session, dispatch
+/// of complete requests to the handler, responses and connection controls.
+///
+/// Thread confinement: created and used only on the server loop's thread (the public
+/// `HTTP2ServerConnection` hops there); that is what makes `@unchecked Sendable` sound.
+final class ServerSession: SessionDriver, @unchecked Sendable {
+    private let server: ServerCore
+    private let id: UInt64
+    private var streams: [Int32: ServerStream] = [:]
+    private var header = HeaderBlock()
+    private var maxStreams: Int
+    private var settingsSent = false
+    private var draining = false
+    private var handshakeTimer: UInt64?
+    private(set) var handle: HTTP2ServerConnection?
+
+    init(loop: EventLoop, fd: Int32, id: UInt64, server: ServerCore) {
+        self.server = server
+        self.id = id
+        self.maxStreams = server.configuration.maxConcurrentStreams
+        super.init(loop: loop, fd: fd)
+    }
+
+    deinit {
+        header.deallocate()
+    }
+
+    func start() -> Bool {
+        guard attachTLS(context: server.context, isServer: true), watch(EPOLLIN.rawValue) else { return false }
+        handshakeTimer = loop.schedule(after: server.configuration.handshakeTimeout) { [self] in
+            handshakeTimer = nil
+            if !handshakeComplete { close(HTTP2Error(.tlsFailed, "TLS handshake timed out"), abrupt: true) }
+        }
+        return true
+    }
+
+    override func handshakeDidComplete() -> HTTP2Error? {
+        if let handshakeTimer { loop.cancelTimer(handshakeTimer) }
+        handshakeTimer = nil
+        guard let ssl else { return HTTP2Error(.tlsFailed, "TLS state lost") }
+        var protocolPointer: UnsafePointer<UInt8>?
+        var protocolLength: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &protocolPointer, &protocolLength)
+        guard protocolLength == 2, let protocolPointer, protocolPointer[0] == UInt8(ascii: "h"), protocolPointer[1] == UInt8(ascii: "2") else {
+            return HTTP2Error(.alpnRefused, "client did not offer ALPN h2")
+        }
+        let connection = HTTP2ServerConnection(id: id, peerAddress: SocketAddress.peer(of: fd).description,
+                                               peerCertificate: Self.peerCertificate(ssl), session: self)
+        handle = connection
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, ServerCallbacks.onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, ServerCallbacks.onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, ServerCallbacks.onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, ServerCallbacks.onFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, ServerCallbacks.onStreamClose)
+        var created: OpaquePointer?
+        let result = nghttp2_session_server_new(&created, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        guard result == 0, let created else {
+            return HTTP2Error(.internalError, "nghttp2_session_server_new failed: \(String(cString: nghttp2_strerror(result)))")
+        }
+        session = created
+        server.connectionOpened(connection)
+        sendSettings()
+        return nil
+    }
+
+    private func sendSettings() {
+        guard let session else { return }
+        settingsSent = true
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(clamping: maxStreams)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)
+        loop.flushSoon(self)
+    }
+
+    static func peerCertificate(_ ssl: OpaquePointer) -> HTTP2PeerCertificate? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard let name = X509_get_subject_name(certificate) else { return nil }
+        var subject = ""
+        if let bio = BIO_new(BIO_s_mem()) {
+            _ = X509_NAME_print_ex(bio, name, 0, liveline_XN_FLAG_RFC2253())
+            var data: UnsafeMutablePointer<CChar>?
+            let length = liveline_BIO_get_mem_data(bio, &data)
+            if let data, length > 0 {
+                subject = String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+            }
+            BIO_free(bio)
+        }
+        func entry(_ nid: Int32) -> String? {
+            let index = X509_NAME_get_index_by_NID(name, nid, -1)
+            guard index >= 0, let item = X509_NAME_get_entry(name, index), let value = X509_NAME_ENTRY_get_data(item) else { return nil }
+            var utf8: UnsafeMutablePointer<UInt8>?
+            let length = ASN1_STRING_to_UTF8(&utf8, value)
+            guard length >= 0, let utf8 else { return nil }
+            defer { liveline_OPENSSL_free(utf8) }
+            return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
+        }
+        return HTTP2PeerCertificate(subject: subject, userID: entry(NID_userId), commonName: entry(NID_commonName),
+                                    organizationalUnit: entry(NID_organizationalUnitName))
+    }
+
+    override func transportDidClose(_ error: HTTP2Error?) {
+        if let handshakeTimer { loop.cancelTimer(handshakeTimer) }
+        handshakeTimer = nil
+        streams.removeAll()
+        handle?.markClosed()
+        server.sessionClosed(self, id: id, handle: handle)
+    }
+
+    // MARK: Controls (loop thread)
+
+    func setMaxConcurrentStreams(_ value: Int) {
+        maxStreams = max(0, value)
+        guard settingsSent, let session, !isClosed else { return }
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(clamping: maxStreams))]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, 1)
+        loop.flushSoon(self)
+    }
+
+    func goAway(lastStreamID: Int32?, errorCode: UInt32, debugData: [UInt8]) {
+        guard let session, !isClosed else { return }
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
+        _ = debugData.withUnsafeBufferPointer { data in
+            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, data.baseAddress, data.count)
+        }
+        flushThenClose(nil)
+    }
+
+    func closeGracefully() {
+        guard let session, !isClosed else {
+            close(nil, abrupt: false)
+            return
+        }
+        if !draining {
+            draining = true
+            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), 0, nil, 0)
+        }
+        if streams.isEmpty { flushThenClose(nil) } else { loop.flushSoon(self) }
+    }
+
+    func respond(streamID: Int32, response: HTTP2ServerResponse) {
+        guard let session, !isClosed, let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        header.reset()
+        header.add(":status", String(response.status))
+        for field in response.headers.fields {
+            header.add(field.name, field.value, lowercaseName: true)
+        }
+        let result: Int32 = header.withFields { fields, count in
+            if response.body.isEmpty {
+                return nghttp2_submit_response(session, streamID, fields, count, nil)
+            }
+            stream.responseBody = response.body
+            var provider = nghttp2_data_provider()
+            provider.source.ptr = Unmanaged.passUnretained(stream).toOpaque()
+            provider.read_callback = ServerCallbacks.readBody
+            return nghttp2_submit_response(session, streamID, fields, count, &provider)
+        }
+        if result != 0 {
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_INTERNAL_ERROR.rawValue))
+        }
+        loop.flushSoon(self)
+    }
+
+    func reset(streamID: Int32, errorCode: UInt32) {
+        guard let session, !isClosed, let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+        loop.flushSoon(self)
+    }
+
+    // MARK: nghttp2 events (loop thread)
+
+    fileprivate func beginStream(_ streamID: Int32) {
+        guard let session else { return }
+        let stream = ServerStream(streamID: streamID)
+        streams[streamID] = stream
+        nghttp2_session_set_stream_user_data(session, streamID, Unmanaged.passUnretained(stream).toOpaque())
+    }
+
+    fileprivate func bodyChunk(_ stream: ServerStream, _ data: UnsafePointer<UInt8>, _ length: Int) {
+        if stream.body.count + length > server.configuration.maxRequestBodySize {
+            if let session, !stream.responded {
+                stream.responded = true
+                _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
+            }
+            return
+        }
+        stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    }
+
+    fileprivate func requestComplete(_ stream: ServerStream) {
+        guard !stream.dispatched, !stream.responded, let handle else { return }
+        stream.dispatched = true
+        let request = HTTP2ServerRequest(
+            method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
+            headers: HTTP2Headers(stream.headers), body: stream.body, streamID: stream.streamID, connection: handle)
+        server.handler(request, HTTP2ServerResponder(connection: handle, streamID: stream.streamID))
+        loop.flushSoon(self)
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32) {
+        streams[streamID] = nil
+        if draining && streams.isEmpty { flushThenClose(nil) }
+    }
+}
+
+/// nghttp2 callbacks of server sessions (static, nonisolated, called on the loop thread).
+enum ServerCallbacks {
+    static func session(_ userData: UnsafeMutableRawPointer?) -> ServerSession {
+        Unmanaged<ServerSession>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    static func stream(_ session: OpaquePointer?, _ streamID: Int32) -> ServerStream? {
+        guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+        return Unmanaged<ServerStream>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+        guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue else { return 0 }
+        session(userData).beginStream(frame.pointee.hd.stream_id)
+        return 0
+    }
+
+    static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, _ in
+        guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+        let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        if nameLength > 1 && name[0] == UInt8(ascii: ":") {
+            switch (name[1], nameLength) {
+            case (UInt8(ascii: "m"), 7): stream.method = text
+            case (UInt8(ascii: "p"), 5): stream.path = text
+            case (UInt8(ascii: "a"), 10): stream.authority = text
+            case (UInt8(ascii: "s"), 7): stream.scheme = text
+            default: break
+            }
+            return 0
+        }
+        stream.headers.append((name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), value: text))
+        return 0
+    }
+
+    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
+        guard let data, let stream = stream(session, streamID) else { return 0 }
+        Self.session(userData).bodyChunk(stream, data, length)
+        return 0
+    }
+
+    static let onFrame: nghttp2_on_frame_recv_callback = { session, frame, userData in
+        guard let frame else { return 0 }
+        let type = UInt32(frame.pointee.hd.type)
+        guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue,
+              UInt32(frame.pointee.hd.flags) & NGHTTP2_FLAG_END_STREAM.rawValue != 0,
+              let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+        Self.session(userData).requestComplete(stream)
+        return 0
+    }
+
+    static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
+        session(userData).streamClosed(streamID)
+        return 0
+    }
+
+    static let readBody: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, _ in
+        guard let buffer, let flags, let pointer = source?.pointee.ptr else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let stream = Unmanaged<ServerStream>.fromOpaque(pointer).takeUnretainedValue()
+        let count = min(stream.responseBody.count - stream.responseOffset, length)
+        if count > 0 {
+            stream.responseBody.withUnsafeBufferPointer { body in
+                buffer.update(from: body.baseAddress! + stream.responseOffset, count: count)
+            }
+            stream.responseOffset += count
+        }
+        if stream.responseOffset == stream.responseBody.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        }
+        return count
+    }
+}
