@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineUI
 
 /// An `ActivityAttributes` type an app registers on a simulated device: its `attributes-type` name
 /// and how the device decodes its attributes and content state.
@@ -28,14 +29,28 @@ public struct ActivityType: Sendable {
             checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) })
     }
 
-    /// Voltra's `VoltraAttributes`: attributes `{name, deepLinkUrl?}`, content state `{uiJsonData}`.
-    public static let voltra = ActivityType.schema(voltraSchema)
+    /// Voltra's `VoltraAttributes` (LivelineUI): attributes `{name, deepLinkUrl?}`, content state
+    /// `{uiJsonData}`. Like Voltra's extension, decoding also base64-decodes, brotli-decompresses and
+    /// parses `uiJsonData`; any failure drops the update.
+    public static let voltra = ActivityType(
+        name: VoltraAttributes.attributesType,
+        checkAttributes: { json in decodeError(VoltraAttributes.self, json, field: "attributes") },
+        checkContentState: { json in
+            if let error = decodeError(VoltraAttributes.ContentState.self, json, field: "content-state") { return error }
+            do {
+                _ = try VoltraDecoder.decode(base64: json["uiJsonData"]?.stringValue ?? "")
+                return nil
+            } catch {
+                return "content-state.uiJsonData: \(error)"
+            }
+        })
 
-    /// The schema of Voltra's `VoltraAttributes`.
-    public static let voltraSchema = ActivitySchema(
-        name: "VoltraAttributes",
-        attributes: .object([.init("name", .string), .init("deepLinkUrl", .optional(.string))]),
-        contentState: .object([.init("uiJsonData", .string)]))
+    /// A type with checks of your own: each closure returns `nil` when the JSON decodes, else the error.
+    public static func custom(
+        name: String, attributes: @escaping @Sendable (JSONValue) -> String?, contentState: @escaping @Sendable (JSONValue) -> String?
+    ) -> ActivityType {
+        ActivityType(name: name, checkAttributes: attributes, checkContentState: contentState)
+    }
 
     /// `nil` when `attributes` decodes, else the decoding error as a device would report it.
     public func attributesError(_ attributes: JSONValue) -> String? { checkAttributes(attributes) }

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCore
 import LivelineSimulator
+import LivelineUI
 import Testing
 
 @Suite("Simulated devices: ActivityKit rules (§7)")
@@ -62,6 +63,25 @@ struct DeviceRulesTests {
         _ = f.send(f.laRequest(token: f.app.pushToStartTokens["VoltraAttributes"]!, body: voltra))
         guard case .dropped(.decodingFailed, let voltraDetail) = f.sim.log().last!.verdict else { Issue.record("Voltra start not dropped"); return }
         #expect(voltraDetail.contains("uiJsonData"))
+    }
+
+    @Test("Voltra: uiJsonData must be base64 brotli of payload JSON, as the device's extension decodes it")
+    func voltra() throws {
+        let f = Fixture()
+        let layout = UILayout(regions: [.lockScreen: .element(UIElement(.text, children: .text("Gate B12")))])
+        let good = try VoltraAttributes.ContentState(layout: layout)
+        let start = try LiveActivityPush.start(attributes: VoltraAttributes(name: "flight"), state: good, alert: Alert(title: "Boarding"), timestamp: f.now, input: .pushToken)
+        let token = f.app.pushToStartTokens["VoltraAttributes"]!
+        #expect(f.send(f.laRequest(token: token, body: start.body)).status == 200)
+        let a = try #require(f.sim.activities().first)
+        #expect(a.attributesType == "VoltraAttributes")
+        #expect(a.contentState["uiJsonData"] == .string(good.uiJsonData))
+        f.clock.advance(by: 1)
+        let notBrotli = Data("{\"v\":1}".utf8).base64EncodedString()
+        _ = f.send(f.laRequest(token: a.pushToken!, body: f.updateBody(state: ["uiJsonData": .string(notBrotli)])))
+        guard case .dropped(.decodingFailed, let detail) = f.sim.log().last!.verdict else { Issue.record("not dropped"); return }
+        #expect(detail.contains("uiJsonData"))
+        #expect(f.sim.activity(a.id)?.contentState["uiJsonData"] == .string(good.uiJsonData))
     }
 
     @Test("updates apply in timestamp order; older or equal timestamps are ignored")
