@@ -13,13 +13,17 @@ public struct ConnectionState: Sendable, Hashable {
         case trusted
     }
 
+    /// How this connection authenticates.
     public var authentication: Authentication
     /// The key, team and environment of the first valid token (set once).
     public internal(set) var boundKeyID: String?
+    /// The team of the first valid token.
     public internal(set) var boundTeamID: String?
+    /// The environment of the first valid token.
     public internal(set) var boundEnvironment: APNSEnvironment?
     /// The token string last used, and when it changed (the 20-minute rule).
     var currentToken: String?
+    /// When the connection last started using a new token string.
     public internal(set) var tokenChangedAt: Date?
     /// Whether any push on this connection has been accepted.
     public internal(set) var acceptedAny: Bool
@@ -30,6 +34,7 @@ public struct ConnectionState: Sendable, Hashable {
     /// Requests handled on this connection.
     public internal(set) var requestCount: Int
 
+    /// A connection as it opens; `Simulator.newConnection` picks the stream limit for you.
     public init(authentication: Authentication = .token, initialMaxConcurrentStreams: Int = 1) {
         self.authentication = authentication
         self.acceptedAny = false

@@ -30,7 +30,9 @@ public struct FaultRule: Sendable, Hashable {
         case channel(String)
     }
 
+    /// What the fault does.
     public var action: Action
+    /// Which requests it applies to.
     public var scope: Scope
     /// Chance that a matching request is hit (1 = always).
     public var probability: Double
@@ -39,6 +41,7 @@ public struct FaultRule: Sendable, Hashable {
     /// Most times the rule fires (`nil`: no limit).
     public var limit: Int?
 
+    /// A rule; by default it fires on every matching request.
     public init(_ action: Action, scope: Scope = .all, probability: Double = 1, skipFirst: Int = 0, limit: Int? = nil) {
         self.action = action
         self.scope = scope

@@ -2,10 +2,14 @@ import Foundation
 
 /// An iOS version such as 17.2 or 18.0.1, compared part by part.
 public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The major version (18 in 18.2.1).
     public var major: Int
+    /// The minor version (2 in 18.2.1).
     public var minor: Int
+    /// The patch version (1 in 18.2.1).
     public var patch: Int
 
+    /// A version from its parts.
     public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.major = major
         self.minor = minor

@@ -49,7 +49,9 @@ public struct PushRecord: Sendable, Hashable {
 
     /// What one device did with an accepted push.
     public struct Delivery: Sendable, Hashable {
+        /// The device that received it.
         public var deviceID: String
+        /// The activity it was for, if any.
         public var activityID: String?
         /// `nil` when applied.
         public var dropReason: DropReason?
@@ -59,20 +61,30 @@ public struct PushRecord: Sendable, Hashable {
 
     /// Position in the log, from 1.
     public var sequence: Int
+    /// When it arrived (simulator clock).
     public var time: Date
     /// `device`, `broadcast` or `channels`.
     public var kind: String
+    /// The HTTP method.
     public var method: String
     /// The path with any device token cut to an 8-character prefix.
     public var path: String
+    /// The app, once known from the topic or path.
     public var bundleID: String?
+    /// `apns-push-type` (or the one inferred from the topic).
     public var pushType: String?
+    /// `apns-priority` (10 when absent).
     public var priority: Int?
     /// `start`, `update` or `end` for Live Activity pushes.
     public var event: String?
+    /// The broadcast channel, for broadcasts and channel management.
     public var channelID: String?
+    /// The HTTP status answered.
     public var status: Int
+    /// `apns-id` (or `apns-request-id`) answered.
     public var apnsID: String
+    /// Accepted, rejected (reason) or dropped on the device (why).
     public var verdict: Verdict
+    /// What each device did with it.
     public var deliveries: [Delivery]
 }

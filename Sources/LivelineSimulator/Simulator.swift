@@ -23,6 +23,7 @@ public final class Simulator: Sendable {
     /// The environment this simulator plays (sandbox adds `apns-unique-id`).
     public let environment: APNSEnvironment
 
+    /// A simulator with no devices yet; add them with `addDevice` and `install`.
     public init(configuration: SimulatorConfiguration = SimulatorConfiguration(), clock: any SimulatorClock = SystemClock()) {
         self.state = Mutex(SimulatorState(config: configuration))
         self.clock = clock
@@ -124,8 +125,11 @@ public struct SimulatorError: Error, CustomStringConvertible, Sendable, Hashable
         public static let invalidConfiguration = Code(rawValue: "invalid-configuration")
     }
 
+    /// What kind of problem.
     public let code: Code
+    /// What was wrong, with the value.
     public let message: String
+    /// An error with its code and message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

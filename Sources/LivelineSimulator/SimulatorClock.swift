@@ -9,6 +9,7 @@ public protocol SimulatorClock: Sendable {
 
 /// The system's wall clock.
 public struct SystemClock: SimulatorClock {
+    /// The wall clock.
     public init() {}
     public var now: Date { Date() }
 }

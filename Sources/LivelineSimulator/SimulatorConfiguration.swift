@@ -25,6 +25,7 @@ public struct ProviderKey: Sendable {
     public var keyID: String
     /// The 10-character Team ID (`iss`).
     public var teamID: String
+    /// The environments the key may be used in.
     public var scope: Scope
     /// For a topic-specific key, the bundle ids it may push to; `nil` for a team key.
     public var topics: [String]?
@@ -33,6 +34,7 @@ public struct ProviderKey: Sendable {
     /// The public half of the `.p8` key; verifies raw and DER ES256 signatures.
     public var publicKey: P256PublicKey
 
+    /// A key; team-scoped and valid in both environments unless told otherwise.
     public init(keyID: String, teamID: String, publicKey: P256PublicKey, scope: Scope = .both, topics: [String]? = nil, relatedKeyID: String? = nil) {
         self.keyID = keyID
         self.teamID = teamID
@@ -45,13 +47,16 @@ public struct ProviderKey: Sendable {
 
 /// An app APNs knows: its bundle id and team, and what its capabilities allow.
 public struct AppRegistration: Sendable, Hashable {
+    /// The bare bundle id (no push-type suffix).
     public var bundleID: String
+    /// The team that owns it; only that team's keys may push to it.
     public var teamID: String
     /// Whether the broadcast capability is enabled (otherwise broadcasts get `FeatureNotEnabled`).
     public var broadcastEnabled: Bool
     /// Whether APNs refuses every push for this app with 403 `Forbidden`.
     public var forbidden: Bool
 
+    /// An app with broadcasts enabled and pushes allowed unless told otherwise.
     public init(bundleID: String, teamID: String, broadcastEnabled: Bool = true, forbidden: Bool = false) {
         self.bundleID = bundleID
         self.teamID = teamID
@@ -62,8 +67,11 @@ public struct AppRegistration: Sendable, Hashable {
 
 /// A per-token rate limit: more than `count` pushes to one token within `seconds` get `TooManyRequests`.
 public struct RateLimit: Sendable, Hashable {
+    /// Pushes allowed per window.
     public var count: Int
+    /// The window length.
     public var seconds: TimeInterval
+    /// At most `count` pushes per token in any `seconds`.
     public init(count: Int, seconds: TimeInterval) {
         self.count = count
         self.seconds = seconds
@@ -88,13 +96,17 @@ public struct DeviceRules: Sendable, Hashable {
     /// Largest attributes plus content state an activity holds (`attributesTooLarge`).
     public var maxActivityDataBytes = 4096
 
+    /// The default numbers.
     public init() {}
 }
 
 /// Everything the simulated APNs knows before any request: its environment, keys, apps and limits.
 public struct SimulatorConfiguration: Sendable {
+    /// Sandbox (adds `apns-unique-id`) or production.
     public var environment: APNSEnvironment
+    /// Provider keys by which tokens are verified.
     public var keys: [ProviderKey]
+    /// Apps APNs knows (installing an unknown app registers it).
     public var apps: [AppRegistration]
     /// MAX_CONCURRENT_STREAMS once a token connection has sent a valid push (1 before that).
     public var maxConcurrentStreams: Int
@@ -102,15 +114,18 @@ public struct SimulatorConfiguration: Sendable {
     public var restrictedConcurrentStreams: Int
     /// Seed for every random choice (ids, tokens, faults): the same seed gives the same run.
     public var seed: UInt64
+    /// Per-token (and per-channel) rate limit; `nil` for none.
     public var rateLimit: RateLimit?
     /// A connection idle this long gets `IdleTimeout` on its next request and is closed.
     public var idleTimeout: TimeInterval
     /// Channels per app and environment.
     public var maxChannelsPerApp: Int
+    /// The ActivityKit numbers devices apply.
     public var deviceRules: DeviceRules
     /// How many push records `log` keeps (oldest dropped first).
     public var logCapacity: Int
 
+    /// A configuration; every field has a default.
     public init(
         environment: APNSEnvironment = .sandbox, keys: [ProviderKey] = [], apps: [AppRegistration] = [],
         maxConcurrentStreams: Int = 1000, restrictedConcurrentStreams: Int = 1, seed: UInt64 = 1,

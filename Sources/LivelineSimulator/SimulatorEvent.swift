@@ -14,8 +14,12 @@ public struct SimulatorEvent: Sendable, Hashable {
         case contentUpdate(activityID: String)
     }
 
+    /// When it happened (the moment it was due, for time-based changes).
     public var time: Date
+    /// The device.
     public var deviceID: String
+    /// The app told.
     public var bundleID: String
+    /// What happened.
     public var kind: Kind
 }

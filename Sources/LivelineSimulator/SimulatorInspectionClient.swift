@@ -6,9 +6,13 @@ import LivelineHTTP2
 public enum SimulatorInspectionClient {
     /// Where a running simulator announced itself: `<state dir>/simulator.json`.
     public struct Endpoint: Sendable, Hashable {
+        /// The address.
         public var host: String
+        /// The port.
         public var port: Int
+        /// The CA file to trust.
         public var caFile: String
+        /// An endpoint from its parts.
         public init(host: String, port: Int, caFile: String) {
             self.host = host
             self.port = port

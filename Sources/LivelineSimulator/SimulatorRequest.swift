@@ -4,23 +4,31 @@ import LivelineCore
 /// One HTTP/2 request as the simulator sees it: pseudo-headers apart, other headers in order and
 /// with duplicates kept (APNs rejects duplicates, so they must survive to validation).
 public struct SimulatorRequest: Sendable, Hashable {
+    /// `:method`.
     public var method: String
+    /// `:path`.
     public var path: String
+    /// `:authority`, if sent.
     public var authority: String?
     /// Regular headers, names lowercased, in arrival order.
     public var headers: [Header]
+    /// The body bytes.
     public var body: [UInt8]
 
     /// One `name: value` header.
     public struct Header: Sendable, Hashable {
+        /// The lowercased name.
         public var name: String
+        /// The value.
         public var value: String
+        /// A header; the name is lowercased.
         public init(_ name: String, _ value: String) {
             self.name = name.lowercased()
             self.value = value
         }
     }
 
+    /// A request; POST by default.
     public init(method: String = "POST", path: String, authority: String? = nil, headers: [Header] = [], body: [UInt8] = []) {
         self.method = method
         self.path = path
@@ -47,15 +55,18 @@ public struct SimulatorRequest: Sendable, Hashable {
 
 /// What the simulator answers: status, headers, body, and what to do with the connection.
 public struct SimulatorResponse: Sendable, Hashable {
+    /// The HTTP status.
     public var status: Int
     /// Response headers (besides `:status`), in order.
     public var headers: [SimulatorRequest.Header]
+    /// The body bytes.
     public var body: [UInt8]
     /// Connection-level actions to take after (or instead of) answering.
     public var actions: [ConnectionAction]
     /// Latency to add before answering (fault injection), in seconds.
     public var delay: TimeInterval
 
+    /// A response.
     public init(status: Int, headers: [SimulatorRequest.Header] = [], body: [UInt8] = [], actions: [ConnectionAction] = [], delay: TimeInterval = 0) {
         self.status = status
         self.headers = headers

@@ -11,6 +11,7 @@ import Synchronization
 /// connection actions (SETTINGS changes, GOAWAY with a JSON reason, drops, resets, latency) are
 /// carried out on the real connection.
 public final class SimulatorServer: Sendable {
+    /// The simulator it serves (inspect or drive it in-process too).
     public let simulator: Simulator
     /// The address it listens on.
     public let host: String

@@ -21,24 +21,36 @@ import LivelineCrypto
 public struct SimulatorSetup: Sendable {
     /// A device to create at start-up.
     public struct Device: Sendable {
+        /// The device id (default `device-<n>`).
         public var id: String?
+        /// A display name.
         public var name: String
+        /// Its iOS version.
         public var osVersion: OSVersion
+        /// Its tokens' environment (default: the simulator's).
         public var environment: APNSEnvironment?
+        /// Apps to install.
         public var apps: [App]
     }
 
     /// An app to install on a device.
     public struct App: Sendable {
+        /// The bundle id.
         public var bundleID: String
+        /// Activity types the app registers.
         public var activityTypes: [ActivityType]
+        /// `NSSupportsLiveActivitiesFrequentUpdates`.
         public var supportsFrequentUpdates: Bool
     }
 
+    /// The APNs side.
     public var configuration: SimulatorConfiguration
+    /// Devices to create.
     public var devices: [Device]
+    /// Faults in force from the start.
     public var faults: [FaultRule]
 
+    /// A setup from its parts.
     public init(configuration: SimulatorConfiguration, devices: [Device] = [], faults: [FaultRule] = []) {
         self.configuration = configuration
         self.devices = devices
