@@ -18,6 +18,7 @@ enum SimulatorCommand: LivelineCommand {
             .init(name: "url", valueName: "https://host:port", help: "Query: the simulator's address (default: from the state directory)."),
             .init(name: "ca-file", valueName: "file", help: "Query: the CA file to trust (default: from the state directory)."),
             .init(name: "limit", valueName: "n", help: "log: how many pushes to show (default 50)."),
+            .init(name: "json", valueName: nil, help: "Query: print the API's JSON instead of text."),
         ],
         positionals: 0...1,
         discussion: """
@@ -69,11 +70,53 @@ enum SimulatorCommand: LivelineCommand {
         }
         do {
             let json = try await SimulatorInspectionClient.fetch(route, from: endpoint)
-            Console.out(json.prettyPrinted())
+            Console.out(arguments.flag("json") ? json.prettyPrinted() : render(query, json))
         } catch {
             throw CLIError(message: error.message)
         }
         return 0
+    }
+
+    /// The inspection JSON as lines a person reads.
+    static func render(_ query: String, _ json: JSONValue) -> String {
+        func s(_ v: JSONValue?) -> String { v?.stringValue ?? v.map { $0.jsonString } ?? "-" }
+        var lines: [String] = []
+        switch query {
+        case "status":
+            lines.append("environment \(s(json["environment"]))  time \(s(json["time"]))")
+            lines.append("devices \(s(json["devices"]))  activities \(s(json["activities"]))  channels \(s(json["channels"]))")
+            let p = json["pushes"]
+            lines.append("pushes: \(s(p?["accepted"])) accepted, \(s(p?["rejected"])) rejected, \(s(p?["dropped"])) dropped on a device")
+            for k in json["keys"]?.arrayValue ?? [] { lines.append("key \(s(k["keyID"])) team \(s(k["teamID"])) scope \(s(k["scope"]))") }
+            for a in json["apps"]?.arrayValue ?? [] { lines.append("app \(s(a["bundleID"])) team \(s(a["teamID"]))") }
+        case "devices":
+            for d in json.arrayValue ?? [] {
+                lines.append("\(s(d["id"])) \"\(s(d["name"]))\" iOS \(s(d["iOS"])) \(s(d["environment"]))")
+                for a in d["apps"]?.arrayValue ?? [] {
+                    lines.append("  \(s(a["bundleID"]))\(a["installed"] == .bool(false) ? " (uninstalled)" : "")  device token \(s(a["deviceToken"]))")
+                    for t in a["pushToStartTokens"]?.objectValue ?? [:] { lines.append("    push-to-start \(t.key): \(s(t.value))") }
+                }
+            }
+        case "activities":
+            for a in json.arrayValue ?? [] {
+                lines.append("\(s(a["id"])) \(s(a["bundleID"])) \(s(a["attributesType"])) \(s(a["state"]).uppercased())  updates \(s(a["updates"])), dropped \(s(a["dropped"]))")
+                if let t = a["pushToken"]?.stringValue { lines.append("  update token \(t)") }
+                if let c = a["channelID"]?.stringValue { lines.append("  channel \(c)") }
+                lines.append("  content \(s(a["contentState"]))")
+            }
+        default:
+            for r in json.arrayValue ?? [] {
+                var line = "#\(s(r["sequence"])) \(s(r["time"])) \(s(r["method"])) \(s(r["path"])) \(s(r["status"])) "
+                switch r["verdict"]?.stringValue {
+                case "rejected": line += "REJECTED \(s(r["reason"]))"
+                case "dropped": line += "DROPPED ON DEVICE \(s(r["dropReason"])): \(s(r["detail"]))"
+                default: line += "accepted"
+                }
+                if let e = r["event"]?.stringValue { line += " [\(e)]" }
+                lines.append(line)
+            }
+        }
+        return lines.isEmpty ? "(none)" : lines.joined(separator: "\n")
     }
 
     // MARK: - Serve
