@@ -11,8 +11,14 @@
 #include <netinet/tcp.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <pthread.h>
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 static inline int liveline_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
+}
+// Names the calling thread (15 bytes at most) so event-loop threads show in top/perf.
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int liveline_set_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
 }
 #endif

@@ -291,6 +291,11 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             return nghttp2_submit_request(session, nil, fields, count, &provider, userData)
         }
         if streamID < 0 {
+            if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
+                // Stream IDs are used up (2^31 / 2 requests): finish what runs, then close.
+                usable.store(false, ordering: .releasing)
+                if closing == nil { closing = .drain }
+            }
             let reason = String(cString: nghttp2_strerror(streamID))
             pending.finish(.failure(HTTP2Error(.protocolError, "cannot submit \(request.method) \(request.path) to \(endpoint): \(reason)", isRetryable: true)))
             return

@@ -66,6 +66,7 @@ final class EventLoop: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
+            _ = liveline_set_thread_name(String(name.prefix(15)))
             ready.signal()
             run()
         }

@@ -27,6 +27,11 @@ public final class HTTP2Connection: Sendable {
         self.session = session
     }
 
+    /// A connection dropped without `close()` drains and closes, so its thread and socket end.
+    deinit {
+        session.loop.execute { [session] in session.beginClose(.drain) }
+    }
+
     /// Opens a connection and waits until the server's first SETTINGS have arrived.
     /// - Parameters:
     ///   - host: a DNS name or an IP literal.
@@ -115,20 +120,22 @@ public final class HTTP2Connection: Sendable {
     }
 
     private static func validate(_ request: HTTP2Request) -> HTTP2Error? {
-        if request.method.isEmpty || request.method.utf8.contains(where: { $0 <= 32 || $0 >= 127 }) {
+        if request.method.isEmpty || !allBytes(request.method, { $0 > 32 && $0 < 127 }) {
             return HTTP2Error(.invalidArgument, "method \"\(request.method)\" is not a valid HTTP method")
         }
-        if !request.path.hasPrefix("/") || request.path.utf8.contains(where: { $0 <= 32 || $0 == 127 }) {
+        if !request.path.hasPrefix("/") || !allBytes(request.path, { $0 > 32 && $0 != 127 }) {
             return HTTP2Error(.invalidArgument, "path \"\(request.path)\" must start with / and contain no spaces or control characters")
         }
         for field in request.headers.fields {
-            if field.name.isEmpty || field.name.hasPrefix(":") || field.name.utf8.contains(where: { $0 <= 32 || $0 >= 127 || $0 == UInt8(ascii: ":") }) {
+            if field.name.isEmpty || !allBytes(field.name, { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) {
                 return HTTP2Error(.invalidArgument, "header name \"\(field.name)\" is not a valid HTTP/2 field name")
             }
-            if field.value.utf8.contains(where: { $0 == 0 || $0 == 10 || $0 == 13 }) {
+            if !allBytes(field.value, { $0 != 0 && $0 != 10 && $0 != 13 }) {
                 return HTTP2Error(.invalidArgument, "the value of header \(field.name) contains NUL, CR or LF")
             }
-            if ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"].contains(field.name.lowercased()) {
+            let length = field.name.utf8.count
+            if length == 7 || length == 10 || length == 16 || length == 17,
+               connectionSpecific.contains(field.name.lowercased()) {
                 return HTTP2Error(.invalidArgument, "header \(field.name) is connection-specific and not allowed in HTTP/2")
             }
         }
@@ -139,6 +146,14 @@ public final class HTTP2Connection: Sendable {
             return HTTP2Error(.invalidArgument, "timeout \(timeout) must be positive")
         }
         return nil
+    }
+
+    /// Header names RFC 9113 §8.2.2 forbids (lengths 7, 10, 16, 17).
+    private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+
+    private static func allBytes(_ text: String, _ predicate: (UInt8) -> Bool) -> Bool {
+        for byte in text.utf8 where !predicate(byte) { return false }
+        return true
     }
 
     /// Sends a PING and returns the round-trip time.

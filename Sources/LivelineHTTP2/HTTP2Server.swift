@@ -29,6 +29,11 @@ public final class HTTP2Server: Sendable {
         self.core = core
     }
 
+    /// A server dropped without `stop()` stops, so its thread and sockets end.
+    deinit {
+        core.loop.execute { [core] in core.shutdown() }
+    }
+
     /// Starts listening and serving.
     /// - Parameters:
     ///   - configuration: identity, address, stream limit, client certificates.

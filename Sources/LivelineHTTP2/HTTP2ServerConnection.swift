@@ -12,7 +12,7 @@ public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConver
     public let peerCertificate: HTTP2PeerCertificate?
 
     private let session: ServerSession
-    private let open = Atomic<Bool>(true)
+    private let closeHandlers = Mutex<(closed: Bool, handlers: [@Sendable () -> Void])>((false, []))
 
     init(id: UInt64, peerAddress: String, peerCertificate: HTTP2PeerCertificate?, session: ServerSession) {
         self.id = id
@@ -22,9 +22,27 @@ public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConver
     }
 
     /// Whether the connection is still open.
-    public var isOpen: Bool { open.load(ordering: .acquiring) }
+    public var isOpen: Bool { closeHandlers.withLock { !$0.closed } }
 
-    func markClosed() { open.store(false, ordering: .releasing) }
+    /// Calls `handler` once when the connection has closed (at once if it already has), e.g. to
+    /// forget per-connection state.
+    public func whenClosed(_ handler: @escaping @Sendable () -> Void) {
+        let closedNow = closeHandlers.withLock { state -> Bool in
+            if state.closed { return true }
+            state.handlers.append(handler)
+            return false
+        }
+        if closedNow { handler() }
+    }
+
+    func markClosed() {
+        let handlers = closeHandlers.withLock { state -> [@Sendable () -> Void] in
+            state.closed = true
+            defer { state.handlers.removeAll() }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
 
     /// Sends SETTINGS with a new SETTINGS_MAX_CONCURRENT_STREAMS. Called from the
     /// `onConnection` hook it replaces the value in the connection's first SETTINGS.

@@ -137,8 +137,10 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         if let handshakeTimer { loop.cancelTimer(handshakeTimer) }
         handshakeTimer = nil
         streams.removeAll()
-        handle?.markClosed()
-        server.sessionClosed(self, id: id, handle: handle)
+        let closedHandle = handle
+        handle = nil  // break the session ↔ handle cycle
+        closedHandle?.markClosed()
+        server.sessionClosed(self, id: id, handle: closedHandle)
     }
 
     // MARK: Controls (loop thread)

@@ -107,6 +107,18 @@ extension ServerProcess {
             port: port, cleanup: [dir])
     }
 
+    /// Starts `openssl s_server` with `pki`'s server certificate, selecting ALPN `alpn` (e.g.
+    /// `h2` for a TLS server that then never speaks HTTP/2, `http/1.1` for one without HTTP/2).
+    /// - Throws: `TestingError` when it does not start.
+    public static func opensslServer(pki: TestPKI, alpn: String) throws -> ServerProcess {
+        let port = try freePort()
+        return try start(
+            executable: TestPKI.opensslPath,
+            arguments: ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", pki.serverCertificate.path,
+                        "-key", pki.serverKey.path, "-alpn", alpn, "-quiet"],
+            port: port)
+    }
+
     private static func createFiles(_ files: [String: String], in root: URL) throws {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)

@@ -120,6 +120,22 @@ public final class ServerProcess: Sendable {
         (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
     }
 
+    /// The process ID, or nil once stopped.
+    public var processIdentifier: Int32? {
+        process.withLock { $0?.processIdentifier }
+    }
+
+    /// Freezes the process (SIGSTOP): it keeps its sockets but answers nothing, like a hung
+    /// server. `resume()` continues it.
+    public func pause() {
+        if let pid = processIdentifier { kill(pid, SIGSTOP) }
+    }
+
+    /// Continues a process frozen by `pause()` (SIGCONT).
+    public func resume() {
+        if let pid = processIdentifier { kill(pid, SIGCONT) }
+    }
+
     /// Whether the process is still running.
     public var isRunning: Bool {
         process.withLock { $0?.isRunning ?? false }
@@ -134,6 +150,7 @@ public final class ServerProcess: Sendable {
         }
         guard let running else { return }
         if running.isRunning {
+            kill(running.processIdentifier, SIGCONT)
             running.terminate()
             let deadline = ContinuousClock.now + .seconds(2)
             while running.isRunning && ContinuousClock.now < deadline { usleep(2_000) }

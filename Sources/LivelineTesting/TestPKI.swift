@@ -77,12 +77,18 @@ public struct TestPKI: Sendable {
     private static let sharedPKI = Mutex<TestPKI?>(nil)
 
     /// One PKI per process, made on first use: cheaper when many tests need certificates.
+    /// Its directory is deleted when the process exits.
     /// - Throws: `TestingError` when generation fails.
     public static func shared() throws -> TestPKI {
         try sharedPKI.withLock { cached in
             if let cached { return cached }
             let made = try make()
             cached = made
+            atexit {
+                if let directory = TestPKI.sharedPKI.withLock({ $0?.directory }) {
+                    try? FileManager.default.removeItem(at: directory)
+                }
+            }
             return made
         }
     }

@@ -114,3 +114,45 @@ struct HTTP2ConnectionErrorTests {
         await connection.close()
     }
 }
+
+@Suite("HTTP2Connection timeouts")
+struct HTTP2ConnectionTimeoutTests {
+    @Test("a frozen server (TCP accepted by the kernel, no TLS answer) fails with connectTimeout")
+    func connectTimeout() async throws {
+        let pki = try TestPKI.shared()
+        let server = try ServerProcess.nghttpd(pki: pki)
+        defer { server.stop() }
+        server.pause()
+        var configuration = clientConfiguration(pki)
+        configuration.connectTimeout = .milliseconds(500)
+        await #expect {
+            _ = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
+        } throws: { error in
+            (error as? HTTP2Error)?.code == .connectTimeout && "\(error)".contains("localhost:\(server.port)")
+        }
+    }
+
+    @Test("an idle connection to a frozen server is PINGed and closed with pingTimeout, failing in-flight requests")
+    func idlePingTimeout() async throws {
+        let pki = try TestPKI.shared()
+        let server = try ServerProcess.nghttpd(pki: pki)
+        defer { server.stop() }
+        var configuration = clientConfiguration(pki)
+        configuration.idlePingInterval = .milliseconds(100)
+        configuration.pingTimeout = .milliseconds(300)
+        let connection = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
+        #expect(try await connection.ping() < .seconds(5))
+        server.pause()
+        async let inFlight = result(connection, HTTP2Request(path: "/stuck"))
+        let reason = await connection.closed()
+        #expect(reason?.code == .pingTimeout)
+        let failure = await inFlight
+        guard case .failure(let error) = failure else {
+            Issue.record("the request to a frozen server succeeded")
+            return
+        }
+        // Sent or still queued when the connection died, the request fails with the cause.
+        #expect(error.code == .pingTimeout)
+        server.resume()
+    }
+}

@@ -344,3 +344,82 @@ struct HTTP2ServerTests {
         await server.stop()
     }
 }
+
+@Suite("HTTP2Server and HTTP2Connection: bodies, limits, shutdown")
+struct HTTP2ServerLimitTests {
+    @Test("multi-megabyte bodies cross flow-control windows both ways intact")
+    func largeBodies() async throws {
+        let pki = try TestPKI.shared()
+        let configuration = HTTP2ServerConfiguration(
+            identity: TLSIdentity(certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path), maxRequestBodySize: 8 << 20)
+        let server = try HTTP2Server.start(configuration: configuration) { request, responder in
+            responder.respond(status: 200, body: request.body.reversed() + request.body)
+        }
+        let connection = try await connect(server, pki)
+        let body = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        let response = try await connection.send(HTTP2Request(method: "POST", path: "/big", body: body))
+        #expect(response.body.count == 2 * body.count)
+        #expect(Array(response.body[body.count...]) == body)
+        #expect(Array(response.body[..<body.count]) == body.reversed())
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test("a request body over maxRequestBodySize is reset, never reaching the handler")
+    func bodyLimit() async throws {
+        let pki = try TestPKI.shared()
+        let calls = Locked(0)
+        let configuration = HTTP2ServerConfiguration(
+            identity: TLSIdentity(certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path), maxRequestBodySize: 1000)
+        let server = try HTTP2Server.start(configuration: configuration) { _, responder in
+            calls.withLock { $0 += 1 }
+            responder.respond(status: 200)
+        }
+        let connection = try await connect(server, pki)
+        await #expect {
+            _ = try await connection.send(HTTP2Request(method: "POST", path: "/", body: Array(repeating: 1, count: 1001)))
+        } throws: { ($0 as? HTTP2Error)?.code == .streamReset && "\($0)".contains("CANCEL") }
+        #expect(try await connection.send(HTTP2Request(method: "POST", path: "/", body: Array(repeating: 1, count: 1000))).status == 200)
+        #expect(calls.withLock { $0 } == 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test("requests beyond maxQueuedRequests fail at once as retryable, naming the limit")
+    func queueLimit() async throws {
+        let pki = try TestPKI.shared()
+        let held = Locked<[HTTP2ServerResponder]>([])
+        let server = try startServer(pki, onConnection: { $0.setMaxConcurrentStreams(1) }) { _, responder in
+            held.withLock { $0.append(responder) }
+        }
+        var configuration = clientConfiguration(pki)
+        configuration.maxQueuedRequests = 2
+        let connection = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
+        let results = Locked<[Result<HTTP2Response, HTTP2Error>]>([])
+        for index in 0..<4 {
+            connection.send(HTTP2Request(path: "/\(index)")) { result in results.withLock { $0.append(result) } }
+        }
+        // Three fit (two queued, one whose stream may already be open); the fourth is refused.
+        let refused = results.withLock { $0 }.compactMap { result -> HTTP2Error? in
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+        #expect(refused.count >= 1)
+        #expect(refused.allSatisfy { $0.isRetryable && $0.message.contains("maxQueuedRequests") && $0.message.contains("2") })
+        await connection.close(drain: false)
+        await server.stop()
+    }
+
+    @Test("stopping the server closes client connections with a GOAWAY")
+    func serverStop() async throws {
+        let pki = try TestPKI.shared()
+        let server = try startServer(pki) { _, responder in responder.respond(status: 200) }
+        let connection = try await connect(server, pki)
+        #expect(try await connection.send(HTTP2Request(path: "/")).status == 200)
+        await server.stop()
+        let reason = await connection.closed()
+        #expect(reason?.code == .goAway)
+        #expect(reason?.goAway?.lastStreamID == 1)
+        #expect(!connection.isUsable)
+    }
+}
