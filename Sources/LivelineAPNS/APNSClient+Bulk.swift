@@ -1,4 +1,5 @@
 import LivelineCore
+import Synchronization
 
 /// One push's outcome in a bulk send.
 public struct APNSBulkResult: Sendable, Hashable {
@@ -48,25 +49,43 @@ extension APNSClient {
         let limit = configuration.maxInFlight
         return APNSResultStream {
             let channel = BoundedChannel<APNSBulkResult>(capacity: limit)
-            let limiter = AsyncLimiter(limit: limit)
+            let source = SharedIterator(pushes.makeIterator())
+            // A fixed set of workers, each taking the next push when its last one is done: at most
+            // `limit` pushes in flight, and no task per push.
             let producer = Task {
                 await withDiscardingTaskGroup { group in
-                    for (index, (request, token)) in pushes.enumerated() {
-                        await limiter.acquire()
-                        if Task.isCancelled {
-                            limiter.release()
-                            break
-                        }
+                    for _ in 0..<limit {
                         group.addTask {
-                            let result = await self.send(request, to: token)
-                            await channel.send(APNSBulkResult(index: index, deviceToken: token, result: result))
-                            limiter.release()
+                            while !Task.isCancelled, let (index, (request, token)) = source.next() {
+                                let result = await self.send(request, to: token)
+                                await channel.send(APNSBulkResult(index: index, deviceToken: token, result: result))
+                            }
                         }
                     }
                 }
                 channel.finish()
             }
             return (channel, producer)
+        }
+    }
+}
+
+/// An iterator shared by the bulk-send workers.
+///
+/// Thread confinement: `iterator` and `index` are only touched inside `lock`, so one worker at a
+/// time advances it; hence `@unchecked Sendable`.
+final class SharedIterator<Base: IteratorProtocol>: @unchecked Sendable {
+    private var iterator: Base
+    private var index = 0
+    private let lock = Mutex(())
+
+    init(_ iterator: Base) { self.iterator = iterator }
+
+    func next() -> (Int, Base.Element)? {
+        lock.withLock { _ in
+            guard let element = iterator.next() else { return nil }
+            defer { index += 1 }
+            return (index, element)
         }
     }
 }

@@ -109,7 +109,7 @@ public final class APNSClient: Sendable {
             } catch {
                 if error.kind == .connectTransient, retried < retries.maxRetries {
                     retried += 1
-                    try? await Task.sleep(for: max(await pool.reconnectDelay, .milliseconds(10)))
+                    try? await Task.sleep(for: max(pool.reconnectDelay, .milliseconds(10)))
                     continue
                 }
                 let code: APNSClientError.Code = error.kind == .closed ? .shutdown : .connectFailed

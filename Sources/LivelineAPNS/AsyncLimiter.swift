@@ -5,7 +5,20 @@ final class AsyncLimiter: Sendable {
     private struct State {
         var limit: Int
         var held = 0
-        var waiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var head = 0
+        var waiting: Int { waiters.count - head }
+
+        mutating func popWaiter() -> CheckedContinuation<Void, Never>? {
+            guard head < waiters.count else { return nil }
+            let c = waiters[head]
+            head += 1
+            if head > 64, head * 2 > waiters.count {
+                waiters.removeFirst(head)
+                head = 0
+            }
+            return c
+        }
     }
 
     private let state: Mutex<State>
@@ -14,11 +27,15 @@ final class AsyncLimiter: Sendable {
 
     /// Waits for a slot.
     func acquire() async {
-        if state.withLock({ s in s.held < s.limit && s.waiters.isEmpty ? { s.held += 1; return true }() : false }) { return }
+        if state.withLock({ s -> Bool in
+            guard s.held < s.limit, s.waiting == 0 else { return false }
+            s.held += 1
+            return true
+        }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { s -> Bool in
-                if s.held < s.limit && s.waiters.isEmpty { s.held += 1; return true }
-                s.waiters.append((0, continuation))
+                if s.held < s.limit && s.waiting == 0 { s.held += 1; return true }
+                s.waiters.append(continuation)
                 return false
             }
             if resumeNow { continuation.resume() }
@@ -28,7 +45,7 @@ final class AsyncLimiter: Sendable {
     /// Frees a slot, handing it to the oldest waiter.
     func release() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if !s.waiters.isEmpty { return s.waiters.removeFirst().continuation }  // the slot passes on
+            if let next = s.popWaiter() { return next }  // the slot passes on
             s.held -= 1
             return nil
         }
@@ -40,9 +57,9 @@ final class AsyncLimiter: Sendable {
         let woken = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.limit = max(1, limit)
             var woken: [CheckedContinuation<Void, Never>] = []
-            while s.held < s.limit, !s.waiters.isEmpty {
+            while s.held < s.limit, let next = s.popWaiter() {
                 s.held += 1
-                woken.append(s.waiters.removeFirst().continuation)
+                woken.append(next)
             }
             return woken
         }

@@ -5,15 +5,17 @@ import Synchronization
 /// one stream until the first accepted push, then as many as the server's SETTINGS allow.
 final class PooledConnection: Sendable {
     let connection: any PushConnection
-    let gate: AsyncLimiter
-    private let state: Mutex<(inFlight: Int, opened: Bool, retired: Bool)>
+    private let gate: AsyncLimiter?
+    private let state: Mutex<(inFlight: Int, retired: Bool)>
+    private let opened: Atomic<Bool>
 
     init(_ connection: any PushConnection, startGated: Bool) {
         self.connection = connection
         // nghttp2 enforces the server's SETTINGS_MAX_CONCURRENT_STREAMS; the gate only covers the
         // window before a token connection is trusted, when APNs allows a single stream.
-        gate = AsyncLimiter(limit: startGated ? 1 : Int.max / 2)
-        state = Mutex((0, !startGated, false))
+        gate = startGated ? AsyncLimiter(limit: 1) : nil
+        opened = Atomic(!startGated)
+        state = Mutex((0, false))
     }
 
     var inFlight: Int { state.withLock { $0.inFlight } }
@@ -22,21 +24,18 @@ final class PooledConnection: Sendable {
     /// Stops taking requests (APNs said the connection is finished).
     func retire() { state.withLock { $0.retired = true } }
 
-    /// Sends through the gate.
+    /// Sends, through the gate while the connection is not yet trusted.
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
-        await gate.acquire()
         state.withLock { $0.inFlight += 1 }
-        defer {
-            state.withLock { $0.inFlight -= 1 }
-            gate.release()
+        defer { state.withLock { $0.inFlight -= 1 } }
+        guard let gate, !opened.load(ordering: .acquiring) else {
+            return try await connection.send(request, timeout: timeout)
         }
+        await gate.acquire()
+        defer { gate.release() }
         let response = try await connection.send(request, timeout: timeout)
-        if (200...299).contains(response.status) {
-            let open = state.withLock { s -> Bool in
-                defer { s.opened = true }
-                return !s.opened
-            }
-            if open { gate.setLimit(Int.max / 2) }
+        if (200...299).contains(response.status), !opened.exchange(true, ordering: .acquiringAndReleasing) {
+            gate.setLimit(Int.max / 2)
         }
         return response
     }
@@ -44,11 +43,27 @@ final class PooledConnection: Sendable {
 
 /// Up to `size` connections to one endpoint, opened on demand, replaced when they fail or get
 /// GOAWAY, reconnecting with exponential backoff and jitter.
-actor ConnectionPool {
+///
+/// Leasing a ready connection takes one lock and no suspension; only when none is ready does a
+/// caller wait for a connection attempt.
+final class ConnectionPool: Sendable {
     private enum Slot {
         case empty(failures: Int, retryAt: ContinuousClock.Instant?)
         case connecting(Task<PooledConnection, any Error>, failures: Int)
         case ready(PooledConnection)
+    }
+
+    private struct State {
+        var slots: [Slot]
+        var closed = false
+        var next = 0
+    }
+
+    private enum Step {
+        case use(PooledConnection)
+        case wait(Task<PooledConnection, any Error>)
+        case sleep(ContinuousClock.Instant)
+        case fail(WireError)
     }
 
     let endpoint: Endpoint
@@ -56,9 +71,7 @@ actor ConnectionPool {
     private let timeouts: APNSConfiguration.Timeouts
     private let reconnect: Backoff
     private let gated: Bool
-    private var slots: [Slot]
-    private var closed = false
-    private var next = 0
+    private let state: Mutex<State>
 
     init(endpoint: Endpoint, size: Int, connector: any PushConnector, timeouts: APNSConfiguration.Timeouts, reconnect: Backoff, gated: Bool) {
         self.endpoint = endpoint
@@ -66,113 +79,137 @@ actor ConnectionPool {
         self.timeouts = timeouts
         self.reconnect = reconnect
         self.gated = gated
-        slots = Array(repeating: .empty(failures: 0, retryAt: nil), count: max(1, size))
+        state = Mutex(State(slots: Array(repeating: .empty(failures: 0, retryAt: nil), count: max(1, size))))
     }
 
     /// A usable connection: the least loaded ready one, opening empty slots as it goes.
     func lease() async throws(WireError) -> PooledConnection {
         while true {
-            if closed { throw WireError(kind: .closed, message: "the client is shut down") }
-            let now = ContinuousClock.now
-            var best: PooledConnection?
-            var connecting: (index: Int, task: Task<PooledConnection, any Error>)?
-            var earliestRetry: ContinuousClock.Instant?
-            for i in slots.indices {
-                switch slots[i] {
-                case .ready(let c):
-                    if c.isUsable {
-                        if best == nil || c.inFlight < best!.inFlight { best = c }
-                    } else {
-                        slots[i] = .empty(failures: 0, retryAt: nil)
-                        Task { await c.connection.close(grace: timeouts.shutdownGrace) }
-                        startConnecting(i)
+            var retired: [PooledConnection] = []
+            let step = state.withLock { s -> Step in
+                if s.closed { return .fail(WireError(kind: .closed, message: "the client is shut down")) }
+                let now = ContinuousClock.now
+                var best: PooledConnection?
+                var bestLoad = Int.max
+                var connecting: Task<PooledConnection, any Error>?
+                var earliestRetry: ContinuousClock.Instant?
+                let count = s.slots.count
+                // Start at a rotating index so equal loads spread over the connections.
+                s.next = (s.next + 1) % count
+                for offset in 0..<count {
+                    let i = (s.next + offset) % count
+                    switch s.slots[i] {
+                    case .ready(let c):
+                        if c.isUsable {
+                            let load = c.inFlight
+                            if load < bestLoad { best = c; bestLoad = load }
+                        } else {
+                            retired.append(c)
+                            s.slots[i] = .empty(failures: 0, retryAt: nil)
+                            startConnecting(i, &s)
+                        }
+                    case .empty(_, let retryAt):
+                        if let retryAt, retryAt > now {
+                            earliestRetry = min(earliestRetry ?? retryAt, retryAt)
+                        } else {
+                            startConnecting(i, &s)
+                        }
+                    case .connecting:
+                        break
                     }
-                case .empty(_, let retryAt):
-                    if let retryAt, retryAt > now {
-                        earliestRetry = min(earliestRetry ?? retryAt, retryAt)
-                    } else {
-                        startConnecting(i)
-                    }
-                case .connecting:
-                    break
+                    if connecting == nil, case .connecting(let task, _) = s.slots[i] { connecting = task }
                 }
-                if case .connecting(let task, _) = slots[i], connecting == nil { connecting = (i, task) }
+                if let best { return .use(best) }
+                if let connecting { return .wait(connecting) }
+                return .sleep(earliestRetry ?? now + .milliseconds(10))
             }
-            if let best { return best }
-            if let connecting {
+            for c in retired {
+                let grace = timeouts.shutdownGrace
+                Task { await c.connection.close(grace: grace) }
+            }
+            switch step {
+            case .use(let connection): return connection
+            case .fail(let error): throw error
+            case .sleep(let instant): try? await Task.sleep(until: instant, clock: .continuous)
+            case .wait(let task):
                 do {
-                    return try await connecting.task.value
+                    return try await task.value
                 } catch let error as WireError {
-                    if error.kind == .connectPermanent { throw error }
-                    // Transient: report to the caller, whose retry loop decides.
                     throw error
                 } catch {
                     throw WireError(kind: .connectTransient, message: "\(error)")
                 }
             }
-            if let earliestRetry {
-                try? await Task.sleep(until: earliestRetry, clock: .continuous)
-            }
         }
     }
 
-    private func startConnecting(_ index: Int) {
-        guard !closed else { return }
+    private func startConnecting(_ index: Int, _ s: inout State) {
+        guard !s.closed else { return }
         var failures = 0
-        if case .empty(let f, _) = slots[index] { failures = f }
+        if case .empty(let f, _) = s.slots[index] { failures = f }
         let connector = self.connector, endpoint = self.endpoint, timeouts = self.timeouts, gated = self.gated
         let task = Task<PooledConnection, any Error> {
             do {
                 let connection = try await connector.connect(to: endpoint, timeouts: timeouts)
                 let pooled = PooledConnection(connection, startGated: gated)
-                self.connected(index, pooled)
+                if !self.connected(index, pooled) {
+                    await connection.close(grace: .zero)
+                    throw WireError(kind: .closed, message: "the client is shut down")
+                }
                 return pooled
             } catch {
                 self.failed(index)
                 throw error
             }
         }
-        slots[index] = .connecting(task, failures: failures)
+        s.slots[index] = .connecting(task, failures: failures)
     }
 
-    private func connected(_ index: Int, _ connection: PooledConnection) {
-        if closed {
-            Task { await connection.connection.close(grace: .zero) }
-            return
+    private func connected(_ index: Int, _ connection: PooledConnection) -> Bool {
+        state.withLock { s in
+            if s.closed { return false }
+            s.slots[index] = .ready(connection)
+            return true
         }
-        slots[index] = .ready(connection)
     }
 
     private func failed(_ index: Int) {
-        guard case .connecting(_, let failures) = slots[index] else { return }
-        let delay = reconnect.delay(attempt: failures)
-        slots[index] = .empty(failures: failures + 1, retryAt: ContinuousClock.now + delay)
+        state.withLock { s in
+            guard case .connecting(_, let failures) = s.slots[index] else { return }
+            let delay = reconnect.delay(attempt: failures)
+            s.slots[index] = .empty(failures: failures + 1, retryAt: ContinuousClock.now + delay)
+        }
     }
 
-    /// The delay before the next reconnection attempt of the slot that failed most recently.
+    /// The wait before the soonest reconnection attempt (zero when one may start now).
     var reconnectDelay: Duration {
-        var soonest: Duration?
-        for slot in slots {
-            if case .empty(_, let at?) = slot {
-                let d = at - ContinuousClock.now
-                soonest = min(soonest ?? d, d)
+        state.withLock { s in
+            var soonest: Duration?
+            for slot in s.slots {
+                if case .empty(_, let at?) = slot {
+                    let d = at - ContinuousClock.now
+                    soonest = min(soonest ?? d, d)
+                }
             }
+            return max(soonest ?? .zero, .zero)
         }
-        return max(soonest ?? .zero, .zero)
     }
 
     /// Closes every connection after its in-flight requests or `grace`.
     func close(grace: Duration) async {
-        closed = true
-        var connections: [PooledConnection] = []
-        for slot in slots {
-            switch slot {
-            case .ready(let c): connections.append(c)
-            case .connecting(let task, _): task.cancel()
-            case .empty: break
+        let connections = state.withLock { s -> [PooledConnection] in
+            s.closed = true
+            var connections: [PooledConnection] = []
+            for slot in s.slots {
+                switch slot {
+                case .ready(let c): connections.append(c)
+                case .connecting(let task, _): task.cancel()
+                case .empty: break
+                }
             }
+            s.slots = s.slots.map { _ in .empty(failures: 0, retryAt: nil) }
+            return connections
         }
-        slots = slots.map { _ in .empty(failures: 0, retryAt: nil) }
         await withTaskGroup(of: Void.self) { group in
             for c in connections { group.addTask { await c.connection.close(grace: grace) } }
         }
@@ -180,6 +217,6 @@ actor ConnectionPool {
 
     /// Connections now open and usable.
     var openConnections: Int {
-        slots.reduce(0) { n, slot in if case .ready(let c) = slot, c.isUsable { n + 1 } else { n } }
+        state.withLock { s in s.slots.reduce(0) { n, slot in if case .ready(let c) = slot, c.isUsable { n + 1 } else { n } } }
     }
 }

@@ -44,6 +44,7 @@ struct Liveline {
             CommandEntry(SimulatorCommand.self),
             CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
                 CommandEntry(BenchUICommand.self),
+                CommandEntry(BenchClientCommand.self),
                 CommandEntry(BenchSimulatorCommand.self),
             ]),
         ]

@@ -1,0 +1,351 @@
+import Foundation
+import LivelineAPNS
+import LivelineCore
+import LivelineCrypto
+import LivelineHTTP2
+import Synchronization
+
+/// `liveline bench client`: Live Activity updates through `APNSClient` to a local HTTP/2 TLS server,
+/// beside h2load's figure for the same requests against the same server in the same run.
+enum BenchClientCommand: LivelineCommand {
+    static let spec = CommandSpec(
+        path: "liveline bench client", abstract: "Benchmark APNSClient against h2load on a local HTTP/2 TLS server.",
+        usage: "[--count N] [--counts N,N...] [--connections 1,4] [--server nginx|nghttpd]",
+        options: [
+            .init(name: "count", valueName: "n", help: "Pushes per run for the throughput table (default 20000)."),
+            .init(name: "counts", valueName: "n,n", help: "Also run these counts on one connection to show peak memory against N (e.g. 10000,200000,1000000)."),
+            .init(name: "connections", valueName: "n,n", help: "Connection counts to try (default 1,4)."),
+            .init(name: "streams", valueName: "n", help: "h2load -m, concurrent streams per connection (default 100)."),
+            .init(name: "in-flight", valueName: "n", help: "APNSClient maxInFlight (default 1000)."),
+            .init(name: "server", valueName: "name", help: "nginx (default; answers 200 like APNs) or nghttpd."),
+        ],
+        discussion: """
+            Generates a CA and a server certificate with openssl, starts the server on a free loopback
+            port, runs h2load -n N -c 1 -m 100 with the same headers and body, then APNSClient.sendAll
+            with token auth. Prints pushes/s, the ratio to h2load, CPU seconds (getrusage) and peak RSS.
+            Needs openssl, h2load and nginx or nghttpd (Debian: openssl nghttp2-client nginx-light nghttp2-server).
+            """)
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let count = try arguments.int("count") ?? 20_000
+        guard count > 0 else { throw arguments.usageError("'--count' must be positive, got \(count)") }
+        let connectionCounts = try list(arguments, "connections", default: [1, 4])
+        let memoryCounts = try list(arguments, "counts", default: [])
+        let streams = try arguments.int("streams") ?? 100
+        let inFlight = try arguments.int("in-flight") ?? 1000
+        guard inFlight > 0 else { throw arguments.usageError("'--in-flight' must be positive, got \(inFlight)") }
+        let serverKind = arguments.value("server") ?? "nginx"
+        guard serverKind == "nginx" || serverKind == "nghttpd" else {
+            throw arguments.usageError("'--server' must be nginx or nghttpd, got '\(serverKind)'")
+        }
+
+        let workspace = try BenchWorkspace()
+        defer { workspace.remove() }
+        let server = try workspace.startServer(kind: serverKind, streams: max(streams, 128))
+        defer { server.stop() }
+
+        let sample = try UpdateSequence(count: 1, bundleID: "com.example.flights").first { _ in true }!
+        let body = try sample.0.validate(for: .device)
+        Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+
+        // The reference: h2load, one connection, same headers and body.
+        let h2load = try workspace.h2load(port: server.port, path: "/3/device/\(sample.1)", headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, streams: streams)
+        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s", count, streams, h2load))
+
+        let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
+            headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, inFlight: inFlight)
+        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s",
+            inFlight, raw.rate, raw.rate / h2load, raw.cpu))
+
+        let key = try P256PrivateKey.generate()
+        Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   peak RSS MB  failed")
+        for connections in connectionCounts {
+            let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: count, connections: connections, inFlight: inFlight)
+            Console.out(row("\(connections) conn", run, reference: h2load))
+        }
+        for n in memoryCounts {
+            let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: n, connections: 1, inFlight: inFlight)
+            Console.out(row("1 conn", run, reference: h2load))
+        }
+        Console.out("\n(peak RSS is the process's high-water mark so far: flat rows mean memory does not grow with N)")
+        return 0
+    }
+
+    struct Run {
+        var count: Int
+        var seconds: Double
+        var cpu: Double
+        var peakRSSMB: Double
+        var failed: Int
+    }
+
+    static func row(_ label: String, _ run: Run, reference: Double) -> String {
+        let rate = Double(run.count) / run.seconds
+        return String(format: "%-8@ %8d  %10.0f  %8.2fx  %6.2f  %11.1f  %6d", label as NSString, run.count, rate, rate / reference, run.cpu, run.peakRSSMB, run.failed)
+    }
+
+    static func measure(port: Int, caFile: String, key: P256PrivateKey, count: Int, connections: Int, inFlight: Int) async throws -> Run {
+        let configuration = APNSConfiguration(
+            authentication: .token(key: key, keyID: "BENCHKEY01", teamID: "BENCHTEAM1"),
+            environment: .custom(host: "127.0.0.1", port: port, caFile: caFile), connectionCount: connections, maxInFlight: inFlight)
+        let client = APNSClient(configuration: configuration)
+        // Warm up: open the connections and pass the one-stream window.
+        let warm = try UpdateSequence(count: connections * 2, bundleID: "com.example.flights")
+        for await _ in client.sendAll(warm) {}
+        let cpuBefore = cpuSeconds()
+        let start = ContinuousClock.now
+        var failed = 0
+        for await outcome in client.sendAll(try UpdateSequence(count: count, bundleID: "com.example.flights")) where !outcome.result.isAccepted {
+            failed += 1
+            if failed == 1 { Console.err("first failure: \(outcome.result)") }
+        }
+        let elapsed = ContinuousClock.now - start
+        let cpu = cpuSeconds() - cpuBefore
+        await client.shutdown()
+        return Run(count: count, seconds: elapsed.seconds, cpu: cpu, peakRSSMB: peakRSSMB(), failed: failed)
+    }
+
+    /// The transport alone: one prepared request sent `count` times, `inFlight` at a time, to
+    /// tell the client's own cost (validation, retries, pooling) from the transport's.
+    static func rawTransport(port: Int, caFile: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
+                             count: Int, inFlight: Int) async throws -> (rate: Double, cpu: Double) {
+        let connection = try await HTTP2Connection.connect(host: "127.0.0.1", port: port, configuration: HTTP2ClientConfiguration(trust: .caFile(caFile)))
+        let request = HTTP2Request(method: "POST", path: path, headers: HTTP2Headers(headers), body: body)
+        let taken = TicketCounter()
+        let cpuBefore = cpuSeconds()
+        let start = ContinuousClock.now
+        await withDiscardingTaskGroup { group in
+            for _ in 0..<Swift.min(inFlight, count) {
+                group.addTask {
+                    while taken.take() <= count { _ = try? await connection.send(request) }
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        let cpu = cpuSeconds() - cpuBefore
+        await connection.close()
+        return (Double(count) / elapsed.seconds, cpu)
+    }
+
+    static func list(_ arguments: Arguments, _ name: String, default value: [Int]) throws -> [Int] {
+        guard let text = arguments.value(name) else { return value }
+        let items = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !items.isEmpty, items.allSatisfy({ ($0 ?? 0) > 0 }) else {
+            throw arguments.usageError("'--\(name)' must be positive integers separated by commas, got '\(text)'")
+        }
+        return items.map { $0! }
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func peakRSSMB() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+/// `count` realistic Live Activity updates for FlightAttributes (about 270 bytes each): a ring of
+/// 1000 distinct pushes (built once with JSONEncoder, as an app would) cycled lazily, so a million
+/// sends take no more memory than ten thousand and the figure measures the client, not the encoder.
+struct UpdateSequence: Sequence, Sendable {
+    let count: Int
+    let ring: [(PushRequest, String)]
+
+    init(count: Int, bundleID: String) throws {
+        self.count = count
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        let statuses = FlightAttributes.Status.allCases
+        ring = try (0..<Swift.min(count, 1000)).map { index in
+            let state = FlightAttributes.ContentState(
+                status: statuses[index % statuses.count], gate: "B\(10 + index % 40)",
+                boardingTime: base.addingTimeInterval(Double(index % 3600)), delayMinutes: index % 90, isBoarding: index % 2 == 0)
+            let push = try LiveActivityPush.update(
+                state: state, timestamp: base.addingTimeInterval(Double(index)),
+                alert: index % 10 == 0 ? Alert(title: .plain("LL 1234"), body: .plain("Now boarding at gate B\(10 + index % 40)")) : nil,
+                staleDate: base.addingTimeInterval(Double(index) + 1800), relevanceScore: 75)
+            let request = PushRequest.liveActivity(push, bundleID: bundleID, priority: .considerate)
+            let suffix = String(UInt64(index) &* 0x9E37_79B9_7F4A_7C15, radix: 16)
+            let token = String(repeating: "80", count: 72) + String(repeating: "0", count: 16 - suffix.count) + suffix
+            return (request, token)
+        }
+    }
+
+    struct Iterator: IteratorProtocol {
+        let sequence: UpdateSequence
+        var index = 0
+
+        mutating func next() -> (PushRequest, String)? {
+            guard index < sequence.count else { return nil }
+            defer { index += 1 }
+            return sequence.ring[index % sequence.ring.count]
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(sequence: self) }
+}
+
+/// The bench's temporary CA, server certificate and reference server.
+struct BenchWorkspace {
+    let directory: URL
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let d = directory.path
+        try Self.tool("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "\(d)/ca-key.pem", "-out", "\(d)/ca.pem", "-days", "1", "-subj", "/CN=Liveline Bench CA",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"])
+        try Self.tool("/usr/bin/openssl", ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "\(d)/server-key.pem", "-out", "\(d)/server.csr", "-subj", "/CN=localhost"])
+        try Data("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".utf8).write(to: directory.appendingPathComponent("ext.cnf"))
+        try Self.tool("/usr/bin/openssl", ["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca-key.pem",
+            "-CAcreateserial", "-days", "1", "-out", "\(d)/server.pem", "-extfile", "\(d)/ext.cnf"])
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    @discardableResult
+    static func tool(_ path: String, _ arguments: [String]) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw CLIError(message: "\(path) is not installed (see scripts/install-deps.sh)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw CLIError(message: "\(URL(fileURLWithPath: path).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) failed: \(text.suffix(400))")
+        }
+        return text
+    }
+
+    /// A free loopback port (bind to port 0, read it back, close).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw CLIError(message: "cannot find a free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    struct Server {
+        let process: Process
+        let port: Int
+        /// SIGTERM, then SIGKILL after 2 s; polls rather than `waitUntilExit`, which spins on Linux.
+        func stop() {
+            guard process.isRunning else { return }
+            process.terminate()
+            let deadline = ContinuousClock.now + .seconds(2)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            while process.isRunning { usleep(5_000) }
+        }
+    }
+
+    /// Starts nginx (`return 200`) or nghttpd on a free port and waits until it accepts connections.
+    func startServer(kind: String, streams: Int) throws -> Server {
+        let port = try Self.freePort()
+        let d = directory.path
+        let process = Process()
+        if kind == "nginx" {
+            let config = """
+                daemon off; master_process off; worker_processes 1; pid \(d)/nginx.pid; error_log \(d)/error.log warn;
+                events { worker_connections 1024; }
+                http {
+                    access_log off; client_body_temp_path \(d)/body; keepalive_requests 100000000; keepalive_timeout 600s;
+                    server {
+                        listen 127.0.0.1:\(port) ssl http2;
+                        ssl_certificate \(d)/server.pem; ssl_certificate_key \(d)/server-key.pem;
+                        http2_max_concurrent_streams \(streams);
+                        location / { add_header apns-id $http_apns_id; return 200; }
+                    }
+                }
+                """
+            try Data(config.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-p", d, "-e", "\(d)/error.log", "-c", "\(d)/nginx.conf"]
+        } else {
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("root/3/device"), withIntermediateDirectories: true)
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nghttpd")
+            process.arguments = ["-a", "127.0.0.1", "-d", "\(d)/root", "-m", String(streams), String(port), "\(d)/server-key.pem", "\(d)/server.pem"]
+        }
+        guard FileManager.default.isExecutableFile(atPath: process.executableURL!.path) else {
+            throw CLIError(message: "\(process.executableURL!.path) is not installed")
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = Server(process: process, port: port)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw CLIError(message: "\(kind) exited at start (status \(process.terminationStatus))") }
+            if Self.canConnect(port: port) { return server }
+            usleep(5_000)  // polling interval between connect attempts, bounded by the deadline
+        }
+        server.stop()
+        throw CLIError(message: "\(kind) did not accept connections on 127.0.0.1:\(port) within 10 s")
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Runs h2load with one connection and returns its requests per second.
+    func h2load(port: Int, path: String, headers: [(name: String, value: String)], body: [UInt8], count: Int, streams: Int) throws -> Double {
+        let bodyFile = directory.appendingPathComponent("body.json")
+        try Data(body).write(to: bodyFile)
+        var arguments = ["-n", String(count), "-c", "1", "-m", String(streams), "-d", bodyFile.path]
+        for header in headers { arguments += ["-H", "\(header.name): \(header.value)"] }
+        arguments.append("https://127.0.0.1:\(port)\(path)")
+        let output = try Self.tool("/usr/bin/h2load", arguments)
+        // "finished in 301.05ms, 66434.45 req/s, 2.53MB/s"
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),
+              let field = line.split(separator: ",").dropFirst().first,
+              let rate = Double(field.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        else { throw CLIError(message: "cannot read h2load's output: \(output.suffix(300))") }
+        if let status = output.split(separator: "\n").first(where: { $0.hasPrefix("status codes:") }), !status.contains("\(count) 2xx") {
+            throw CLIError(message: "h2load did not get \(count) 2xx responses: \(status)")
+        }
+        return rate
+    }
+}
+
+/// Hands out 1, 2, 3... to concurrent workers.
+final class TicketCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func take() -> Int { value.add(1, ordering: .relaxed).newValue }
+}
