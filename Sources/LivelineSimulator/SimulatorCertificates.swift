@@ -10,6 +10,13 @@ public struct SimulatorCertificates: Sendable, Hashable {
     /// The server's private key (PEM).
     public let keyFile: String
 
+    /// Certificates made elsewhere: the CA clients trust, and the server's certificate and key.
+    public init(caFile: String, certificateFile: String, keyFile: String) {
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+    }
+
     /// The host names the server certificate covers besides the loopback addresses.
     public static let apnsHostNames = [
         "api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com",

@@ -4,6 +4,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineHTTP2
 import LivelineSimulator
+import LivelineTesting
 import Testing
 
 /// A simulator served on loopback port 0 with run-time certificates and a generated key.
@@ -16,13 +17,14 @@ struct ServedSimulator {
     var simulator: Simulator { server.simulator }
     var app: InstalledAppSnapshot { simulator.devices()[0].apps[0] }
 
-    static func start(configure: (inout SimulatorSetup) -> Void = { _ in }) throws -> ServedSimulator {
+    static func start(certificates given: SimulatorCertificates? = nil, clientCAFile: String? = nil,
+                      configure: (inout SimulatorSetup) -> Void = { _ in }) throws -> ServedSimulator {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-server-\(UUID().uuidString.prefix(8))").path
         let made = try SimulatorSetup.generated(in: dir)
         var setup = made.setup
         configure(&setup)
-        let certificates = try SimulatorCertificates.prepare(in: dir)
-        let server = try SimulatorServer.start(simulator: try setup.makeSimulator(), certificates: certificates)
+        let certificates = try given ?? SimulatorCertificates.prepare(in: dir)
+        let server = try SimulatorServer.start(simulator: try setup.makeSimulator(), certificates: certificates, clientCAFile: clientCAFile)
         return ServedSimulator(directory: dir, server: server, keyFile: made.keyFile, keyID: made.keyID, teamID: made.teamID)
     }
 
@@ -98,6 +100,38 @@ struct SimulatorServerTests {
         #expect(response.status == 503)
         let error = await connection.closed()
         #expect(error?.goAway?.debugText == #"{"reason":"Shutdown"}"#)
+        await served.stop()
+    }
+
+    @Test("connection faults over the wire: a lowered stream limit reaches the client; a dropped connection fails the request")
+    func connectionFaults() async throws {
+        let served = try ServedSimulator.start { $0.faults = [FaultRule(.lowerStreamLimit(3), limit: 1), FaultRule(.dropConnection, skipFirst: 1)] }
+        let connection = try await served.connect()
+        let jwt = try served.token()
+        let first = try await connection.send(served.alert(token: jwt))
+        #expect(first.status == 200)
+        #expect(connection.maxConcurrentStreams == 3)
+        await #expect(throws: HTTP2Error.self) { try await connection.send(served.alert(token: jwt)) }
+        #expect(served.simulator.counts.accepted == 1)
+        await served.stop()
+    }
+
+    @Test("a client certificate selects certificate mode: alerts pass, Live Activities get TopicDisallowed")
+    func certificateMode() async throws {
+        let pki = try TestPKI.shared()
+        let served = try ServedSimulator.start(
+            certificates: SimulatorCertificates(caFile: pki.caCertificate.path, certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path),
+            clientCAFile: pki.caCertificate.path)
+        #expect(served.app.bundleID == pki.clientTopic)
+        let connection = try await HTTP2Connection.connect(host: "127.0.0.1", port: served.server.port, configuration: HTTP2ClientConfiguration(
+            trust: .caFile(pki.caCertificate.path), identity: TLSIdentity(certificateFile: pki.clientCertificate.path, keyFile: pki.clientKey.path)))
+        let alert = try await connection.send(HTTP2Request(method: "POST", path: "/3/device/" + served.app.deviceToken,
+            headers: ["apns-push-type": "alert"], body: Array(#"{"aps":{"alert":"cert"}}"#.utf8)))
+        #expect(alert.status == 200)
+        let la = try await connection.send(HTTP2Request(method: "POST", path: "/3/device/" + served.app.pushToStartTokens["FlightAttributes"]!,
+            headers: ["apns-push-type": "liveactivity", "apns-topic": served.app.bundleID + ".push-type.liveactivity"], body: Array(#"{"aps":{}}"#.utf8)))
+        #expect(la.bodyText == #"{"reason":"TopicDisallowed"}"#)
+        await connection.close()
         await served.stop()
     }
 
