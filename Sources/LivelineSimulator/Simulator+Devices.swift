@@ -22,7 +22,10 @@ extension Simulator {
 
     /// Adds a provider key after start-up.
     public func add(_ key: ProviderKey) {
-        state.withLock { $0.keysByID[key.keyID] = key }
+        state.withLock { s in
+            s.keysByID[key.keyID] = key
+            s.jwtCache.removeAll()  // tokens refused for want of this key may verify now
+        }
     }
 
     /// Installs `bundleID` on a device: issues its device token, registers its activity types (issuing
