@@ -40,7 +40,8 @@ struct Liveline {
             ChannelsCommand.entry,
             CommandEntry(JWTCommand.self),
             CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
-                         children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self)]),
+                         children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
+                                    CommandEntry(UIPreviewCommand.self)]),
             CommandEntry(SimulatorCommand.self),
             CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
                 CommandEntry(BenchUICommand.self),

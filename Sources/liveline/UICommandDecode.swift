@@ -18,11 +18,7 @@ enum UIDecodeCommand: LivelineCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let argument = arguments.positionals[0]
-        var text = argument
-        if argument == "-" || FileManager.default.fileExists(atPath: argument) {
-            text = String(decoding: try readUserFile(argument, what: "uiJsonData"), as: UTF8.self)
-        }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try UICLI.readArgument(argument, what: "uiJsonData").text
         let decoded: DecodedUI
         do {
             if text.hasPrefix("{") {
