@@ -59,7 +59,8 @@ enum HTTP2Benchmark {
             let h2load = try bestOf(options.rounds) { try runH2load(["-n", "\(options.requests)", "-c", "1", "-m", "\(options.streams)", "-d", bodyFile.path, url]) }
             let callback = try await bestOfAsync(options.rounds) { try await clientRun(port: server.port, pki: pki, path: path, body: body, options: options, useAsync: false) }
             let async = try await bestOfAsync(options.rounds) { try await clientRun(port: server.port, pki: pki, path: path, body: body, options: options, useAsync: true) }
-            print("  vs \(name):")
+            print("  vs \(name) (nghttpd -m \(options.streams) / nginx http2_max_concurrent_streams \(max(options.streams, 128))):")
+            print("    h2load -n \(options.requests) -c 1 -m \(options.streams) -d <\(body.count)-byte JSON> \(url)")
             print("    h2load                         \(format(h2load.rate)) req/s  (\(h2load.succeeded) ok)")
             print("    HTTP2Connection (callbacks)    \(format(callback.rate)) req/s  (\(callback.succeeded) ok)  \(ratio(callback.rate, h2load.rate))× h2load")
             print("    HTTP2Connection (async send)   \(format(async.rate)) req/s  (\(async.succeeded) ok)  \(ratio(async.rate, h2load.rate))× h2load")

@@ -17,6 +17,9 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// Most requests waiting for a free stream; more fail at once with a retryable `.closed`
     /// error naming the limit. Bounds memory when the server allows few streams.
     public var maxQueuedRequests: Int
+    /// Largest response body kept; a bigger one resets the stream (CANCEL) and fails the
+    /// request with `.streamReset`, so a broken server cannot exhaust memory.
+    public var maxResponseBodySize: Int
 
     /// Creates a configuration.
     public init(
@@ -27,7 +30,8 @@ public struct HTTP2ClientConfiguration: Sendable {
         requestTimeout: Duration = .seconds(30),
         idlePingInterval: Duration? = .seconds(60),
         pingTimeout: Duration = .seconds(10),
-        maxQueuedRequests: Int = 100_000
+        maxQueuedRequests: Int = 100_000,
+        maxResponseBodySize: Int = 16 << 20
     ) {
         self.trust = trust
         self.identity = identity
@@ -37,5 +41,6 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.idlePingInterval = idlePingInterval
         self.pingTimeout = pingTimeout
         self.maxQueuedRequests = maxQueuedRequests
+        self.maxResponseBodySize = maxResponseBodySize
     }
 }

@@ -151,6 +151,7 @@ public final class HTTP2Connection: Sendable {
     /// Header names RFC 9113 §8.2.2 forbids (lengths 7, 10, 16, 17).
     private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
 
+    @inline(__always)
     private static func allBytes(_ text: String, _ predicate: (UInt8) -> Bool) -> Bool {
         for byte in text.utf8 where !predicate(byte) { return false }
         return true
@@ -186,6 +187,7 @@ public final class HTTP2Connection: Sendable {
 
     /// Calls `handler` once when the connection has closed (at once if it already has), with
     /// why it closed: nil after a client-requested close, else the GOAWAY or transport error.
+    /// It runs on the loop thread (or the caller's, if already closed) and must not block.
     public func whenClosed(_ handler: @escaping @Sendable (HTTP2Error?) -> Void) {
         let closedNow = session.closeState.withLock { state -> (Bool, HTTP2Error?) in
             if state.isClosed { return (true, state.error) }

@@ -5,10 +5,10 @@ import Testing
 
 @Suite("HTTP2Connection connect errors")
 struct HTTP2ConnectionErrorTests {
-    @Test("a TLS server without h2 fails with alpnRefused naming what it offered")
-    func alpnRefused() async throws {
+    @Test("a TLS server without h2 fails with alpnRefused naming what it offered", arguments: ["nginx", "openssl"])
+    func alpnRefused(kind: String) async throws {
         let pki = try TestPKI.shared()
-        let server = try ServerProcess.nginx(pki: pki, http2: false)
+        let server = kind == "nginx" ? try ServerProcess.nginx(pki: pki, http2: false) : try ServerProcess.opensslServer(pki: pki, alpn: "http/1.1")
         defer { server.stop() }
         await #expect {
             _ = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: clientConfiguration(pki))

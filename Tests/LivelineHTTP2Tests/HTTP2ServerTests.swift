@@ -143,6 +143,46 @@ struct HTTP2ServerTests {
         await server.stop()
     }
 
+    @Test("a limit lowered to 1 (as APNs does after a rejection) is honoured by the next requests")
+    func streamLimitLowered() async throws {
+        let pki = try TestPKI.shared()
+        struct Counts { var inFlight = 0, maxInFlight = 0, lowered = false }
+        let counts = Locked(Counts())
+        let server = try startServer(pki, maxConcurrentStreams: 50) { request, responder in
+            if request.path == "/reject" {
+                // The SETTINGS frame goes out before this response, so the client knows the new
+                // limit before it sees the answer.
+                request.connection.setMaxConcurrentStreams(1)
+                counts.withLock { $0.lowered = true }
+                responder.respond(status: 400, body: Array("{\"reason\":\"BadDeviceToken\"}".utf8))
+                return
+            }
+            counts.withLock { counts in
+                counts.inFlight += 1
+                counts.maxInFlight = max(counts.maxInFlight, counts.inFlight)
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(5))
+                counts.withLock { $0.inFlight -= 1 }
+                responder.respond(status: 200)
+            }
+        }
+        let connection = try await connect(server, pki)
+        #expect(connection.maxConcurrentStreams == 50)
+        #expect(try await connection.send(HTTP2Request(method: "POST", path: "/reject", body: [1])).status == 400)
+        #expect(connection.maxConcurrentStreams == 1)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                group.addTask { try await connection.send(HTTP2Request(method: "POST", path: "/\(index)", body: [1])).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 200 })
+        #expect(counts.withLock { $0.maxInFlight } == 1)
+        await connection.close()
+        await server.stop()
+    }
+
     @Test("RST_STREAM(REFUSED_STREAM) is reported as retryable refusedStream; the connection stays usable")
     func refusedStream() async throws {
         let pki = try TestPKI.shared()
@@ -421,5 +461,27 @@ struct HTTP2ServerLimitTests {
         #expect(reason?.code == .goAway)
         #expect(reason?.goAway?.lastStreamID == 1)
         #expect(!connection.isUsable)
+    }
+}
+
+@Suite("HTTP2Connection response limits")
+struct HTTP2ConnectionResponseLimitTests {
+    @Test("a response body over maxResponseBodySize resets the stream and names the limit; the connection stays usable")
+    func responseLimit() async throws {
+        let pki = try TestPKI.shared()
+        let server = try startServer(pki) { request, responder in
+            responder.respond(status: 200, body: Array(repeating: 7, count: request.path == "/big" ? 5000 : 4096))
+        }
+        var configuration = clientConfiguration(pki)
+        configuration.maxResponseBodySize = 4096
+        let connection = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
+        await #expect {
+            _ = try await connection.send(HTTP2Request(path: "/big"))
+        } throws: { error in
+            (error as? HTTP2Error)?.code == .streamReset && "\(error)".contains("maxResponseBodySize (4096 bytes)")
+        }
+        #expect(try await connection.send(HTTP2Request(path: "/fits")).body.count == 4096)
+        await connection.close()
+        await server.stop()
     }
 }
