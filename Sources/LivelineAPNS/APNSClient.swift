@@ -187,6 +187,9 @@ public final class APNSClient: Sendable {
         for w in waiters { w.resume() }
     }
 
+    /// Whether `shutdown()` has begun.
+    var isShuttingDown: Bool { lifecycle.withLock { $0.closing } }
+
     /// Pushes in flight now (sent or waiting to be sent).
     public var inFlight: Int { lifecycle.withLock { $0.inFlight } }
 

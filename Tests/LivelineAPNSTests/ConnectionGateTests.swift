@@ -1,0 +1,211 @@
+import Foundation
+@testable import LivelineAPNS
+import LivelineCore
+import LivelineCrypto
+import Synchronization
+import Testing
+
+/// An in-memory connection whose answers the test releases by hand, recording concurrency.
+final class ScriptedConnection: PushConnection {
+    struct State {
+        var inFlight = 0
+        var maxInFlight = 0
+        var waiting: [CheckedContinuation<WireResponse, Never>] = []
+        var sent = 0
+    }
+
+    let state = Mutex(State())
+    let usable = Atomic<Bool>(true)
+
+    func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
+        await withCheckedContinuation { continuation in
+            state.withLock { s in
+                s.inFlight += 1
+                s.sent += 1
+                s.maxInFlight = max(s.maxInFlight, s.inFlight)
+                s.waiting.append(continuation)
+            }
+        }
+    }
+
+    /// Answers the oldest waiting request with `status` (a reason body when not 200).
+    func answer(_ status: Int, reason: String = "BadDeviceToken") {
+        let continuation = state.withLock { s -> CheckedContinuation<WireResponse, Never>? in
+            guard !s.waiting.isEmpty else { return nil }
+            s.inFlight -= 1
+            return s.waiting.removeFirst()
+        }
+        let body = status == 200 ? [] : Array("{\"reason\":\"\(reason)\"}".utf8)
+        continuation?.resume(returning: WireResponse(status: status, headers: [("apns-id", "x")], body: body))
+    }
+
+    /// Waits (by yielding) until `count` requests are waiting for an answer.
+    func waitForWaiting(_ count: Int) async {
+        while state.withLock({ $0.waiting.count }) < count { await Task.yield() }
+    }
+
+    var isUsable: Bool { usable.load(ordering: .relaxed) }
+    func close(grace: Duration) async { usable.store(false, ordering: .relaxed) }
+}
+
+struct ScriptedConnector: PushConnector {
+    let connection: ScriptedConnection
+    func connect(to endpoint: Endpoint, timeouts: APNSConfiguration.Timeouts) async throws(WireError) -> any PushConnection { connection }
+}
+
+@Suite struct ConnectionGateTests {
+    static func client(_ connection: ScriptedConnection, token: Bool = true, grace: Duration = .seconds(5)) throws -> APNSClient {
+        let auth: APNSConfiguration.Authentication = token
+            ? .token(key: try P256PrivateKey.generate(), keyID: "KEY1234567", teamID: "TEAM123456")
+            : .certificate(certFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
+        var timeouts = APNSConfiguration.Timeouts()
+        timeouts.shutdownGrace = grace
+        return APNSClient(
+            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), timeouts: timeouts),
+            connector: ScriptedConnector(connection: connection))
+    }
+
+    static let push = PushRequest.notification(NotificationPush(alert: Alert(body: .plain("hi"))), bundleID: "com.example.flights")
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test func aTokenConnectionCarriesOneStreamUntilItsFirstAcceptedPush() async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection)
+        let results = Task {
+            await withTaskGroup(of: APNSResult.self) { group in
+                for _ in 0..<10 { group.addTask { await client.send(Self.push, to: Self.token) } }
+                return await group.reduce(into: [APNSResult]()) { $0.append($1) }
+            }
+        }
+        await connection.waitForWaiting(1)
+        // A rejection does not open the connection: the next push still goes alone.
+        connection.answer(400)
+        await connection.waitForWaiting(1)
+        #expect(connection.state.withLock { $0.maxInFlight } == 1)
+        connection.answer(200)
+        // After the first accepted push the other eight go out together.
+        await connection.waitForWaiting(8)
+        #expect(connection.state.withLock { $0.maxInFlight } == 8)
+        for _ in 0..<8 { connection.answer(200) }
+        let all = await results.value
+        #expect(all.filter(\.isAccepted).count == 9)
+        #expect(all.count == 10)
+        await client.shutdown()
+    }
+
+    @Test func aCertificateConnectionIsNotGated() async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection, token: false)
+        let results = Task {
+            await withTaskGroup(of: APNSResult.self) { group in
+                for _ in 0..<5 { group.addTask { await client.send(Self.push, to: Self.token) } }
+                return await group.reduce(into: 0) { n, r in n += r.isAccepted ? 1 : 0 }
+            }
+        }
+        await connection.waitForWaiting(5)
+        for _ in 0..<5 { connection.answer(200) }
+        #expect(await results.value == 5)
+        await client.shutdown()
+    }
+
+    @Test func certificateAuthRefusesLiveActivityPushesBeforeSending() async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection, token: false)
+        let state = FlightAttributes.ContentState(status: .boarding, gate: "A1", boardingTime: Date())
+        let push = PushRequest.liveActivity(try LiveActivityPush.update(state: state), bundleID: "com.example.flights")
+        let result = await client.send(push, to: Self.token)
+        guard case .failed(let error) = result else { Issue.record("\(result)"); return }
+        #expect(error.code == .configuration)
+        #expect(error.message.contains("liveactivity") && error.message.contains("token authentication"))
+        #expect(connection.state.withLock { $0.sent } == 0)
+        await client.shutdown()
+    }
+
+    @Test func shutdownDrainsInFlightPushesAndRefusesNewOnes() async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection, token: false)
+        let inFlight = Task { await client.send(Self.push, to: Self.token) }
+        await connection.waitForWaiting(1)
+        let shutdown = Task { await client.shutdown() }
+        while !client.isShuttingDown { await Task.yield() }
+        // New pushes are refused once shutdown has begun; the one in flight is still waited for.
+        let refused = await client.send(Self.push, to: Self.token)
+        #expect(refused == .failed(APNSClientError(.shutdown, "the client is shut down; the push was not sent")))
+        #expect(client.inFlight == 1)
+        connection.answer(200)
+        #expect(await inFlight.value.isAccepted)
+        await shutdown.value
+        #expect(!connection.isUsable)
+    }
+
+    @Test(arguments: ["", "abc", "zz" + String(repeating: "0", count: 62), String(repeating: "0", count: 63)])
+    func malformedDeviceTokensAreRefusedWithAPrefixOnly(_ token: String) async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection)
+        let result = await client.send(Self.push, to: token)
+        guard case .failed(let error) = result else { Issue.record("\(result)"); return }
+        #expect(error.code == .invalidDeviceToken)
+        if token.count > 8 { #expect(!error.message.contains(token)) }
+        #expect(connection.state.withLock { $0.sent } == 0)
+        await client.shutdown()
+    }
+
+    @Test func invalidPushesFailValidationBeforeSending() async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection)
+        var push = Self.push
+        push.collapseID = String(repeating: "c", count: 65)
+        let result = await client.send(push, to: Self.token)
+        guard case .failed(let error) = result else { Issue.record("\(result)"); return }
+        #expect(error.code == .invalidRequest)
+        #expect(error.message.contains("65 bytes"))
+        #expect(connection.state.withLock { $0.sent } == 0)
+        await client.shutdown()
+    }
+
+    /// A million pushes through `sendAll` hold no more than `maxInFlight` results at once.
+    @Test func bulkSendKeepsAtMostMaxInFlightOutstanding() async throws {
+        let connection = ScriptedConnection()
+        let auth = APNSConfiguration.Authentication.certificate(certFile: "/c", keyFile: "/k")
+        let client = APNSClient(
+            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), maxInFlight: 16),
+            connector: ScriptedConnector(connection: connection))
+        let pushes = Repeated(element: (Self.push, Self.token), count: 1_000_000)
+        do {
+            let iterator = client.sendAll(pushes).makeAsyncIterator()
+            await connection.waitForWaiting(16)
+            // Nobody reads results yet: answering fills the 16-result buffer and frees 16 workers.
+            for _ in 0..<16 { connection.answer(200) }
+            await connection.waitForWaiting(16)
+            for _ in 0..<16 { connection.answer(200) }
+            // Buffer full and 16 more done: the workers now block on the buffer; no more are sent.
+            for _ in 0..<100 { await Task.yield() }
+            #expect(connection.state.withLock { $0.sent } <= 48)
+            let first = await iterator.next()
+            #expect(first?.result.isAccepted == true)
+            #expect(first?.deviceToken == Self.token)
+        }
+        // The iterator is gone: the workers stop after their current push.
+        while connection.state.withLock({ !$0.waiting.isEmpty }) {
+            connection.answer(200)
+            await Task.yield()
+        }
+        await client.shutdown()
+        #expect(connection.state.withLock { $0.sent } < 100)
+    }
+}
+
+/// `count` copies of one element, without storing them.
+struct Repeated<Element: Sendable>: Sequence, Sendable {
+    let element: Element
+    let count: Int
+    func makeIterator() -> AnyIterator<Element> {
+        var left = count
+        let element = self.element
+        return AnyIterator { () -> Element? in
+            guard left > 0 else { return nil }
+            left -= 1
+            return element
+        }
+    }
+}
