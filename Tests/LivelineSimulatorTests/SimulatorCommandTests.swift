@@ -41,6 +41,8 @@ struct SimulatorCommandTests {
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
         try server.run()
+        // Never leave the server behind, even when an expectation throws half-way.
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() } }
         // Read until the "Ready." line: the server is listening once it is printed.
         var text = ""
         while !text.contains("Ready.") {
