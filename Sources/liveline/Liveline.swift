@@ -42,8 +42,10 @@ struct Liveline {
             CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
                          children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
                                     CommandEntry(UIPreviewCommand.self)]),
+            CommandEntry(SimulatorCommand.self),
             CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
                 CommandEntry(BenchClientCommand.self),
+                CommandEntry(BenchSimulatorCommand.self),
                 CommandEntry(BenchUICommand.self),
             ]),
         ]

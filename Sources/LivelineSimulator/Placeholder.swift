@@ -1,1 +1,0 @@
-// LivelineSimulator: placeholder until the module's first type lands; delete when adding real sources.

@@ -1,0 +1,134 @@
+import Foundation
+import LivelineCore
+import LivelineHTTP2
+import Synchronization
+
+/// The simulator on the network: an HTTP/2 + TLS server that answers like APNs (device pushes,
+/// broadcasts, channel management, all on one port) and serves the inspection API
+/// (`GET /simulator/v1/status|devices|activities|log`).
+///
+/// Token connections start at one stream until their first valid push; the simulator's
+/// connection actions (SETTINGS changes, GOAWAY with a JSON reason, drops, resets, latency) are
+/// carried out on the real connection.
+public final class SimulatorServer: Sendable {
+    /// The simulator it serves (inspect or drive it in-process too).
+    public let simulator: Simulator
+    /// The address it listens on.
+    public let host: String
+    /// The port (the chosen one when started with port 0).
+    public let port: Int
+    /// The CA file clients must trust.
+    public let caFile: String
+    private let server: HTTP2Server
+    /// Each open connection and what APNs remembers about it.
+    private let connections: Box<Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>>
+
+    private init(simulator: Simulator, server: HTTP2Server, caFile: String, connections: Box<Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>>) {
+        self.simulator = simulator
+        self.server = server
+        self.host = server.host
+        self.port = server.port
+        self.caFile = caFile
+        self.connections = connections
+    }
+
+    /// `https://host:port`.
+    public var url: String { "https://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    /// Starts serving `simulator`.
+    ///
+    /// - Parameters:
+    ///   - certificates: the server certificate and the CA clients trust (`SimulatorCertificates.prepare(in:)`).
+    ///   - clientCAFile: when set, client certificates signed by it select certificate authentication
+    ///     (topic = the certificate's UID).
+    /// - Throws: `HTTP2Error` when the address cannot be bound or the files are unusable.
+    public static func start(
+        simulator: Simulator, certificates: SimulatorCertificates, host: String = "127.0.0.1", port: Int = 0,
+        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil
+    ) throws(HTTP2Error) -> SimulatorServer {
+        // Shared between the loop thread (handler) and readers; only touched under the mutex.
+        let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
+        let configuration = HTTP2ServerConfiguration(
+            identity: TLSIdentity(certificateFile: certificates.certificateFile, keyFile: certificates.keyFile),
+            host: host, port: port, maxConcurrentStreams: maxConcurrentStreams, clientCAFile: clientCAFile)
+        let server = try HTTP2Server.start(
+            configuration: configuration,
+            onConnection: { connection in
+                let auth = Self.authentication(for: connection, simulator: simulator)
+                let state = simulator.newConnection(authentication: auth)
+                if state.maxConcurrentStreams != maxConcurrentStreams { connection.setMaxConcurrentStreams(state.maxConcurrentStreams) }
+                table.value.withLock { t in
+                    if t.count > 256 { t = t.filter { $0.value.connection.isOpen } }
+                    t[connection.id] = (connection, state)
+                }
+            },
+            handler: { request, responder in
+                Self.handle(request, responder: responder, simulator: simulator, table: table.value)
+            })
+        return SimulatorServer(simulator: simulator, server: server, caFile: certificates.caFile, connections: table)
+    }
+
+    /// The state of every connection opened so far that is still open.
+    public var connectionStates: [ConnectionState] {
+        connections.value.withLock { t in t.values.filter { $0.connection.isOpen }.sorted { $0.connection.id < $1.connection.id }.map(\.state) }
+    }
+
+    /// Stops serving: GOAWAY to every connection, then close.
+    public func stop() async { await server.stop() }
+
+    private static func authentication(for connection: HTTP2ServerConnection, simulator: Simulator) -> ConnectionState.Authentication {
+        guard let cert = connection.peerCertificate, let uid = cert.userID else { return .token }
+        let environment: APNSEnvironment = cert.commonName?.contains("Development") == true || cert.commonName?.contains("Sandbox") == true ? .sandbox : simulator.environment
+        return .certificate(bundleID: uid, environment: environment, valid: true)
+    }
+
+    static func handle(_ request: HTTP2ServerRequest, responder: HTTP2ServerResponder,
+                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>) {
+        if request.path.hasPrefix("/simulator/") {
+            guard request.method == "GET", let json = simulator.inspection(path: request.path) else {
+                responder.respond(status: 404, headers: ["content-type": "application/json"],
+                                  body: JSONValue.object(["error": .string("no inspection route \(request.method) \(request.path); try GET /simulator/v1/status, devices, activities or log")]).serialized())
+                return
+            }
+            responder.respond(status: 200, headers: ["content-type": "application/json"], body: Array(json.prettyPrinted().utf8))
+            return
+        }
+        let simRequest = SimulatorRequest(
+            method: request.method, path: request.path, authority: request.authority,
+            headers: request.headers.map { SimulatorRequest.Header($0.name, $0.value) }, body: request.body)
+        let id = request.connection.id
+        var state = table.withLock { $0[id]?.state } ?? simulator.newConnection()
+        let response = simulator.handle(simRequest, connection: &state)
+        table.withLock { $0[id] = (request.connection, state) }
+
+        var headers = HTTP2Headers()
+        for h in response.headers { headers.add(h.name, h.value) }
+        let delay: Duration? = response.delay > 0 ? .milliseconds(Int64(response.delay * 1000)) : nil
+        var goAway: [UInt8]?
+        for action in response.actions {
+            switch action {
+            case .drop:
+                request.connection.drop()
+                return
+            case .resetStream(let code):
+                responder.reset(errorCode: code)
+                return
+            case .setMaxConcurrentStreams(let n):
+                request.connection.setMaxConcurrentStreams(n)
+            case .goAway(let debug):
+                goAway = debug
+            }
+        }
+        responder.respond(status: response.status, headers: headers, body: response.body, after: delay)
+        if let goAway {
+            request.connection.goAway(lastStreamID: request.streamID, errorCode: 0, debugData: goAway)
+        }
+    }
+}
+
+/// Carries a non-copyable value into escaping closures; the value is only used through its own
+/// synchronisation (a `Mutex`).
+final class Box<T: ~Copyable>: Sendable where T: Sendable {
+    let value: T
+    init(_ value: consuming T) { self.value = value }
+}

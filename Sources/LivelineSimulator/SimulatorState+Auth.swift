@@ -1,0 +1,104 @@
+import Foundation
+import LivelineCore
+import LivelineCrypto
+
+extension SimulatorState {
+    /// The outcome of checking a request's credentials.
+    struct AuthResult {
+        var reason: APNSReason?
+        var teamID: String?
+        var key: ProviderKey?
+    }
+
+    /// Checks `authorization` (or the client certificate) and the connection's bindings (§5, §10 step 5).
+    mutating func authenticate(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> AuthResult {
+        switch connection.authentication {
+        case .trusted:
+            return AuthResult()
+        case .certificate(_, let environment, let valid):
+            if !valid { return AuthResult(reason: .badCertificate) }
+            if environment != config.environment { return AuthResult(reason: .badCertificateEnvironment) }
+            return AuthResult()
+        case .token:
+            break
+        }
+        guard let header = request.header("authorization") else { return AuthResult(reason: .missingProviderToken) }
+        guard let tokenString = Self.bearerToken(header) else { return AuthResult(reason: .missingProviderToken) }
+
+        let cached: CachedToken
+        if let hit = jwtCache[tokenString] {
+            cached = hit
+        } else {
+            guard let token = try? JWT(parsing: tokenString) else {
+                return AuthResult(reason: .invalidProviderToken)
+            }
+            var valid = false
+            if let key = keysByID[token.keyID], key.teamID == token.teamID {
+                valid = (try? token.verify(with: key.publicKey)) != nil
+            }
+            cached = CachedToken(token: token, valid: valid)
+            if jwtCache.count >= 10_000 { jwtCache.removeAll(keepingCapacity: true) }
+            jwtCache[tokenString] = cached
+        }
+        guard cached.valid, let key = keysByID[cached.token.keyID] else { return AuthResult(reason: .invalidProviderToken) }
+        if !key.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIdInToken) }
+        if now.timeIntervalSince(cached.token.issuedAt) > 3600 { return AuthResult(reason: .expiredProviderToken) }
+
+        if let boundTeam = connection.boundTeamID, let boundKey = connection.boundKeyID {
+            if boundTeam != key.teamID { return AuthResult(reason: .invalidProviderToken) }
+            if boundKey != key.keyID, key.relatedKeyID != boundKey, keysByID[boundKey]?.relatedKeyID != key.keyID {
+                return AuthResult(reason: .unrelatedKeyIdInToken)
+            }
+            if let env = connection.boundEnvironment, env != config.environment { return AuthResult(reason: .badEnvironmentKeyIdInToken) }
+        }
+        if let current = connection.currentToken, current != tokenString {
+            if let changed = connection.tokenChangedAt, now.timeIntervalSince(changed) < 20 * 60 {
+                return AuthResult(reason: .tooManyProviderTokenUpdates)
+            }
+        }
+        if connection.currentToken != tokenString {
+            connection.currentToken = tokenString
+            connection.tokenChangedAt = now
+        }
+        if connection.boundKeyID == nil {
+            connection.boundKeyID = key.keyID
+            connection.boundTeamID = key.teamID
+            connection.boundEnvironment = config.environment
+        }
+        return AuthResult(teamID: key.teamID, key: key)
+    }
+
+    /// The token after a case-insensitive `bearer ` and any spaces; `nil` when there is none.
+    static func bearerToken(_ header: String) -> String? {
+        let u = header.utf8
+        let scheme = Array("bearer".utf8)
+        guard u.count > scheme.count + 1 else { return nil }
+        var i = u.startIndex
+        for c in scheme {
+            guard u[i] | 0x20 == c else { return nil }
+            i = u.index(after: i)
+        }
+        guard u[i] == 0x20 else { return nil }
+        while i < u.endIndex, u[i] == 0x20 { i = u.index(after: i) }
+        var end = u.endIndex
+        while end > i, u[u.index(before: end)] == 0x20 { end = u.index(before: end) }
+        guard i < end else { return nil }
+        return String(header[i..<end])
+    }
+
+    /// Whether the authenticated key may push to `bundleID`: `nil` if so, else the reason (§10 step 7).
+    func topicReason(bundleID: String, auth: AuthResult, connection: ConnectionState, pushType: PushType) -> APNSReason? {
+        switch connection.authentication {
+        case .trusted:
+            return appsByBundle[bundleID] == nil ? .badTopic : nil
+        case .certificate(let certBundle, _, _):
+            if pushType.requiresTokenAuthentication { return .topicDisallowed }
+            return certBundle == bundleID ? nil : .badTopic
+        case .token:
+            guard let app = appsByBundle[bundleID] else { return .badTopic }
+            if app.teamID != auth.teamID { return .topicDisallowed }
+            if let topics = auth.key?.topics, !topics.contains(bundleID) { return .topicDisallowed }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import LivelineCore
+
+extension SimulatorState {
+    /// Handles `POST /3/device/<token>` in the order of apns-protocol.md §10.
+    mutating func handleDevicePush(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
+        let requestedID = request.header("apns-id")
+        let apnsID = requestedID.flatMap { Self.isUUID($0) ? $0.lowercased() : nil } ?? rng.uuidString()
+        let rawToken = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst(10)) : nil
+        var context = PushContext(time: now, kind: "device", method: request.method, path: Self.redactedPath(request.path, token: rawToken), apnsID: apnsID)
+
+        func reject(_ reason: APNSReason, timestamp: Date? = nil, actions: [ConnectionAction] = [], delay: TimeInterval = 0) -> SimulatorResponse {
+            finish(context, reason: reason, timestamp: timestamp, idHeader: "apns-id", connection: &connection, actions: actions, delay: delay)
+        }
+
+        // 2. method, 3. path shape
+        if request.method != "POST" { return reject(.methodNotAllowed) }
+        guard let token = rawToken, !token.isEmpty else {
+            return reject(request.path == "/3/device" || request.path == "/3/device/" ? .missingDeviceToken : .badPath)
+        }
+        if token.utf8.contains(UInt8(ascii: "/")) { return reject(.badPath) }
+
+        // Fault injection (global or per token), drawn before any other check.
+        var faultActions: [ConnectionAction] = []
+        var delay: TimeInterval = 0
+        for action in faults.draw(token: token, channel: nil, rng: &rng) {
+            switch action {
+            case .respond(let reason): return reject(reason, actions: faultActions, delay: delay)
+            case .goAway(let reason):
+                return reject(reason, actions: faultActions + [.goAway(debugData: Self.reasonBody(reason, timestamp: nil))], delay: delay)
+            case .dropConnection: return reject(.internalServerError, actions: [.drop], delay: delay)
+            case .resetStream: return reject(.internalServerError, actions: [.resetStream(errorCode: 7)], delay: delay)
+            case .latency(let seconds): delay += seconds
+            case .lowerStreamLimit(let n): faultActions.append(.setMaxConcurrentStreams(n))
+            }
+        }
+        func rejectF(_ reason: APNSReason, timestamp: Date? = nil) -> SimulatorResponse { reject(reason, timestamp: timestamp, actions: faultActions, delay: delay) }
+
+        // 4. duplicate headers
+        if request.duplicatedHeader != nil { return rejectF(.duplicateHeaders) }
+
+        // 5. authentication
+        let auth = authenticate(request, connection: &connection, now: now)
+        if let reason = auth.reason { return rejectF(reason) }
+
+        // 6. header syntax
+        if let id = requestedID, !Self.isUUID(id) { return rejectF(.badMessageId) }
+        if let exp = request.header("apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
+        var priority = 10
+        if let p = request.header("apns-priority") {
+            guard let v = Int(p), [10, 5, 1].contains(v) else { return rejectF(.badPriority) }
+            priority = v
+        }
+        context.priority = priority
+        var explicitType: PushType?
+        if let t = request.header("apns-push-type") {
+            let type = PushType(rawValue: t)
+            guard PushType.all.contains(type) else { return rejectF(.invalidPushType) }
+            explicitType = type
+        }
+        if let collapse = request.header("apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseId) }
+
+        // 7. topic
+        var topic = request.header("apns-topic")
+        if topic == nil, case .certificate(let bundle, _, _) = connection.authentication { topic = bundle }
+        guard let topic, !topic.isEmpty else { return rejectF(.missingTopic) }
+        let (bundleID, suffix) = Self.splitTopic(topic)
+        context.bundleID = bundleID
+        let pushType = explicitType ?? Self.inferPushType(suffix: suffix)
+        context.pushType = pushType.rawValue
+        if explicitType != nil, let expected = pushType.topicSuffix, expected != suffix { return rejectF(.badTopic) }
+        if !pushType.allowedPriorities.contains(where: { $0.rawValue == priority }) { return rejectF(.badPriority) }
+        if let reason = topicReason(bundleID: bundleID, auth: auth, connection: connection, pushType: pushType) { return rejectF(reason) }
+        if appsByBundle[bundleID]?.forbidden == true { return rejectF(.forbidden) }
+
+        // 8. device token
+        let tokenUTF8 = token.utf8
+        guard tokenUTF8.count % 2 == 0, (64...200).contains(tokenUTF8.count), Hex.isHex(Substring(token).utf8) else { return rejectF(.badDeviceToken) }
+        let key = token.lowercased()
+        guard let record = tokens[key], record.environment == config.environment else { return rejectF(.badDeviceToken) }
+        context.tokenDevice = record.deviceID
+        if record.bundleID != bundleID { return rejectF(.deviceTokenNotForTopic) }
+        switch record.kind {
+        case .device: if pushType == .liveActivity { return rejectF(.deviceTokenNotForTopic) }
+        case .pushToStart, .activityUpdate: if pushType != .liveActivity { return rejectF(.deviceTokenNotForTopic) }
+        }
+        if let dead = record.deadAt, dead <= now { return rejectF(record.deadReason ?? .unregistered, timestamp: dead) }
+
+        // 9. body
+        if request.body.isEmpty { return rejectF(.payloadEmpty) }
+        if request.body.count > pushType.maxPayloadBytes { return rejectF(.payloadTooLarge) }
+
+        // 10. rate per token
+        if let limit = config.rateLimit {
+            var window = rateWindows[key, default: []]
+            window.removeAll { now.timeIntervalSince($0) >= limit.seconds }
+            if window.count >= limit.count {
+                rateWindows[key] = window
+                return rejectF(.tooManyRequests)
+            }
+            window.append(now)
+            rateWindows[key] = window
+        }
+
+        // 11. accept; 12. deliver to the device
+        tick(now)
+        let deliveries = deliver(body: request.body, token: key, record: record, pushType: pushType, priority: priority, now: now)
+        if let event = deliveries.event { context.event = event }
+        context.deliveries = deliveries.list
+        var headers = [SimulatorRequest.Header("apns-id", apnsID)]
+        if config.environment == .sandbox { headers.append(.init("apns-unique-id", rng.uuidString())) }
+        return accept(context, headers: headers, connection: &connection, actions: faultActions, delay: delay)
+    }
+
+    // MARK: - Shared response building
+
+    /// What is known about a request as validation proceeds, for the log.
+    struct PushContext {
+        var time: Date
+        var kind: String
+        var method: String
+        var path: String
+        var apnsID: String
+        var bundleID: String?
+        var pushType: String?
+        var priority: Int?
+        var event: String?
+        var channelID: String?
+        var tokenDevice: String?
+        var deliveries: [PushRecord.Delivery] = []
+    }
+
+    mutating func finish(
+        _ context: PushContext, reason: APNSReason, timestamp: Date?, idHeader: String, connection: inout ConnectionState,
+        actions: [ConnectionAction], delay: TimeInterval
+    ) -> SimulatorResponse {
+        var actions = actions
+        let counts = reason.status != 410
+        if counts, connection.authentication != .trusted, connection.maxConcurrentStreams != config.restrictedConcurrentStreams,
+            !actions.contains(where: { if case .setMaxConcurrentStreams = $0 { true } else { false } })
+        {
+            actions.append(.setMaxConcurrentStreams(config.restrictedConcurrentStreams))
+        }
+        applyStreamActions(actions, to: &connection)
+        record { seq in
+            PushRecord(
+                sequence: seq, time: context.time, kind: context.kind, method: context.method, path: context.path,
+                bundleID: context.bundleID, pushType: context.pushType, priority: context.priority, event: context.event,
+                channelID: context.channelID, status: reason.status, apnsID: context.apnsID, verdict: .rejected(reason), deliveries: [])
+        }
+        return SimulatorResponse(
+            status: reason.status,
+            headers: [.init("content-type", "application/json"), .init(idHeader, context.apnsID)],
+            body: Self.reasonBody(reason, timestamp: timestamp), actions: actions, delay: delay)
+    }
+
+    mutating func accept(
+        _ context: PushContext, status: Int = 200, headers: [SimulatorRequest.Header], body: [UInt8] = [],
+        connection: inout ConnectionState, actions: [ConnectionAction], delay: TimeInterval
+    ) -> SimulatorResponse {
+        var actions = actions
+        connection.acceptedAny = true
+        if connection.authentication != .trusted, connection.maxConcurrentStreams != config.maxConcurrentStreams,
+            !actions.contains(where: { if case .setMaxConcurrentStreams = $0 { true } else { false } })
+        {
+            actions.append(.setMaxConcurrentStreams(config.maxConcurrentStreams))
+        }
+        applyStreamActions(actions, to: &connection)
+        let verdict: PushRecord.Verdict
+        if !context.deliveries.isEmpty, context.deliveries.allSatisfy({ $0.dropReason != nil }) {
+            verdict = .dropped(context.deliveries[0].dropReason!, context.deliveries[0].detail)
+        } else {
+            verdict = .accepted
+        }
+        record { seq in
+            PushRecord(
+                sequence: seq, time: context.time, kind: context.kind, method: context.method, path: context.path,
+                bundleID: context.bundleID, pushType: context.pushType, priority: context.priority, event: context.event,
+                channelID: context.channelID, status: status, apnsID: context.apnsID, verdict: verdict, deliveries: context.deliveries)
+        }
+        return SimulatorResponse(status: status, headers: headers, body: body, actions: actions, delay: delay)
+    }
+
+    private mutating func applyStreamActions(_ actions: [ConnectionAction], to connection: inout ConnectionState) {
+        for case .setMaxConcurrentStreams(let n) in actions { connection.maxConcurrentStreams = n }
+    }
+
+    static func reasonBody(_ reason: APNSReason, timestamp: Date?) -> [UInt8] {
+        var object: JSONObject = ["reason": .string(reason.rawValue)]
+        if let timestamp { object["timestamp"] = .number((timestamp.timeIntervalSince1970 * 1000).rounded(.down)) }
+        return JSONValue.object(object).serialized()
+    }
+
+    // MARK: - Syntax helpers
+
+    /// 8-4-4-4-12 hex digits.
+    static func isUUID(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        guard u.count == 36 else { return false }
+        for (i, c) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if c != UInt8(ascii: "-") { return false }
+            } else if !Hex.isHex(Substring(String(decoding: [c], as: UTF8.self)).utf8) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static func isUnsignedInteger(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 12 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// Splits a topic into its bundle id and push-type suffix (the longest known suffix it ends with).
+    static func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
+        let u = topic.utf8
+        for (suffix, _) in suffixes where u.count > suffix.utf8.count {
+            if u.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) {
+                return (String(decoding: u.dropLast(suffix.utf8.count), as: UTF8.self), suffix)
+            }
+        }
+        return (topic, "")
+    }
+
+    /// Known topic suffixes, longest first, with their push types.
+    static let suffixes: [(String, PushType)] = PushType.all.compactMap { t in
+        guard let s = t.topicSuffix, !s.isEmpty else { return nil }
+        return (s, t)
+    }.sorted { $0.0.utf8.count > $1.0.utf8.count }
+
+    static func inferPushType(suffix: String) -> PushType {
+        suffix.isEmpty ? .alert : (suffixes.first { $0.0 == suffix }?.1 ?? .alert)
+    }
+
+    static func redactedPath(_ path: String, token: String?) -> String {
+        guard let token, token.count > 8 else { return path }
+        return "/3/device/" + token.prefix(8) + "…"
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import LivelineCore
+import LivelineCrypto
+
+/// Everything the simulator holds, mutated only inside `Simulator`'s mutex.
+struct SimulatorState: Sendable {
+    struct AppInstall: Sendable {
+        var bundleID: String
+        var deviceToken: String
+        var types: [String: ActivityType] = [:]
+        var typeOrder: [String] = []
+        var pushToStartTokens: [String: String] = [:]
+        var supportsFrequentUpdates = false
+        var frequentUpdatesEnabled = true
+        var installed = true
+        /// Bodies of ordinary notifications, raw (parsed when inspected).
+        var notifications: [[UInt8]] = []
+    }
+
+    struct DeviceRecord: Sendable {
+        var id: String
+        var name: String
+        var osVersion: OSVersion
+        var environment: APNSEnvironment
+        var apps: [String: AppInstall] = [:]
+        var appOrder: [String] = []
+    }
+
+    struct ActivityRecord: Sendable {
+        var snapshot: ActivitySnapshot
+        /// Moments of counted priority-10 updates within the last hour.
+        var budgetLog: [Date] = []
+    }
+
+    enum TokenKind: Sendable, Hashable {
+        case device
+        case pushToStart(attributesType: String)
+        case activityUpdate(activityID: String)
+    }
+
+    struct TokenRecord: Sendable {
+        var deviceID: String
+        var bundleID: String
+        var kind: TokenKind
+        var environment: APNSEnvironment
+        var deadAt: Date?
+        var deadReason: APNSReason?
+    }
+
+    struct StoredMessage: Sendable {
+        var body: [UInt8]
+        var priority: Int
+        var expiresAt: Date
+    }
+
+    struct ChannelRecord: Sendable {
+        var id: String
+        var bundleID: String
+        var environment: APNSEnvironment
+        var storagePolicy: Int
+        var createdAt: Date
+        var stored: StoredMessage?
+    }
+
+    struct CachedToken: Sendable {
+        var token: JWT
+        var valid: Bool
+    }
+
+    var config: SimulatorConfiguration
+    var rng: SeededGenerator
+    var keysByID: [String: ProviderKey] = [:]
+    var appsByBundle: [String: AppRegistration] = [:]
+
+    var devices: [String: DeviceRecord] = [:]
+    var deviceOrder: [String] = []
+    var activities: [String: ActivityRecord] = [:]
+    var activityOrder: [String] = []
+    var tokens: [String: TokenRecord] = [:]
+    var channels: [String: ChannelRecord] = [:]
+    var channelOrder: [String] = []
+    var issuedChannelIDs: Set<String> = []
+
+    var jwtCache: [String: CachedToken] = [:]
+    var rateWindows: [String: [Date]] = [:]
+    var faults = FaultState()
+
+    var log: [PushRecord] = []
+    var logStart = 0
+    var sequence = 0
+    var events: [SimulatorEvent] = []
+    var acceptedCount = 0
+    var rejectedCount = 0
+    var droppedCount = 0
+    /// The earliest moment a time-based transition is due (stale, 8 h end, removal).
+    var nextDeadline: Date = .distantFuture
+
+    init(config: SimulatorConfiguration) {
+        self.config = config
+        self.rng = SeededGenerator(seed: config.seed)
+        for key in config.keys { keysByID[key.keyID] = key }
+        for app in config.apps { appsByBundle[app.bundleID] = app }
+    }
+
+    // MARK: - Log and events
+
+    mutating func record(_ make: (Int) -> PushRecord) {
+        sequence += 1
+        let entry = make(sequence)
+        switch entry.verdict {
+        case .accepted: acceptedCount += 1
+        case .rejected: rejectedCount += 1
+        case .dropped: droppedCount += 1
+        }
+        if config.logCapacity <= 0 { return }
+        if log.count >= config.logCapacity {
+            log[logStart] = entry
+            logStart = (logStart + 1) % log.count
+        } else {
+            log.append(entry)
+        }
+    }
+
+    var orderedLog: [PushRecord] { Array(log[logStart...] + log[..<logStart]) }
+
+    mutating func emit(_ time: Date, _ deviceID: String, _ bundleID: String, _ kind: SimulatorEvent.Kind) {
+        events.append(SimulatorEvent(time: time, deviceID: deviceID, bundleID: bundleID, kind: kind))
+    }
+
+    // MARK: - Tokens
+
+    mutating func newToken(hexBytes: Int) -> String {
+        while true {
+            let t = rng.hex(bytes: hexBytes)
+            if tokens[t] == nil { return t }
+        }
+    }
+
+    mutating func kill(token: String, at time: Date, reason: APNSReason) {
+        guard tokens[token] != nil, tokens[token]!.deadAt == nil else { return }
+        tokens[token]!.deadAt = time
+        tokens[token]!.deadReason = reason
+    }
+
+    // MARK: - Time
+
+    mutating func schedule(_ date: Date?) {
+        if let date, date < nextDeadline { nextDeadline = date }
+    }
+
+    /// Applies every time-based transition due by `now`, each stamped with the moment it was due.
+    mutating func tick(_ now: Date) {
+        guard now >= nextDeadline else { return }
+        var next = Date.distantFuture
+        let rules = config.deviceRules
+        for id in activityOrder {
+            guard var record = activities[id] else { continue }
+            var s = record.snapshot
+            let endLimit = s.startedAt.addingTimeInterval(rules.maxActiveDuration)
+            let removeLimit = s.startedAt.addingTimeInterval(rules.maxTotalDuration)
+            if s.state == .active, let stale = s.staleDate, stale <= now, stale < endLimit {
+                s.state = .stale
+                emit(stale, s.deviceID, s.bundleID, .activityState(activityID: id, state: .stale))
+            }
+            if s.state == .active || s.state == .stale, endLimit <= now {
+                s.state = .ended
+                s.endedAt = endLimit
+                s.dismissalDate = min(s.dismissalDate ?? removeLimit, removeLimit)
+                emit(endLimit, s.deviceID, s.bundleID, .activityState(activityID: id, state: .ended))
+            }
+            if s.state == .ended, let removal = s.dismissalDate, removal <= now {
+                s.state = .dismissed
+                if let token = s.pushToken { kill(token: token, at: removal, reason: .expiredToken) }
+                emit(removal, s.deviceID, s.bundleID, .activityState(activityID: id, state: .dismissed))
+            }
+            switch s.state {
+            case .active:
+                if let stale = s.staleDate, stale > now { next = min(next, stale) }
+                next = min(next, endLimit)
+            case .stale: next = min(next, endLimit)
+            case .ended: if let removal = s.dismissalDate { next = min(next, removal) }
+            case .dismissed: break
+            }
+            record.snapshot = s
+            activities[id] = record
+        }
+        nextDeadline = next
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import LivelineCore
+import LivelineSimulator
+
+/// `liveline bench simulator`: accepted pushes per second with full validation, driven by h2load,
+/// beside nginx answering the same requests on the same machine in the same run.
+enum BenchSimulatorCommand: LivelineCommand {
+    static let spec = CommandSpec(
+        path: "liveline bench simulator", abstract: "Pushes/s the APNs simulator accepts, against nginx, both driven by h2load.",
+        usage: "[options]",
+        options: [
+            .init(name: "requests", valueName: "n", help: "Requests per run (default 50000)."),
+            .init(name: "streams", valueName: "n", help: "Concurrent streams per connection (default 100)."),
+            .init(name: "connections", valueName: "n", help: "Connections (default 1)."),
+            .init(name: "rounds", valueName: "n", help: "Runs per server, best kept (default 3)."),
+            .init(name: "h2load", valueName: "path", help: "h2load executable (default /usr/bin/h2load)."),
+            .init(name: "nginx", valueName: "path", help: "nginx executable (default /usr/sbin/nginx)."),
+            .init(name: "in-process", valueName: nil, help: "Also time the simulator's validation alone, without the network."),
+        ],
+        discussion: """
+        Both servers get the same POST /3/device/<token> with a JWT, apns-topic, apns-push-type and an
+        alert body, over TLS with the same certificate. The simulator checks every header, the token
+        (verified once, then cached), the device token and the body, delivers the notification to its
+        simulated device and records it; nginx just answers 200. Target: at least 0.8x nginx.
+        """)
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let requests = try arguments.int("requests") ?? 50_000
+        let streams = try arguments.int("streams") ?? 100
+        let connections = try arguments.int("connections") ?? 1
+        let rounds = try arguments.int("rounds") ?? 3
+        for (name, v) in [("requests", requests), ("streams", streams), ("connections", connections), ("rounds", rounds)] where v < 1 {
+            throw arguments.usageError("'--\(name)' must be at least 1, got \(v)")
+        }
+        let h2load = arguments.value("h2load") ?? "/usr/bin/h2load"
+        let nginx = arguments.value("nginx") ?? "/usr/sbin/nginx"
+        for tool in [h2load, nginx] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw CLIError(message: "\(tool) is not an executable (install nghttp2-client and nginx-light, or pass --h2load/--nginx)")
+        }
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let certificates: SimulatorCertificates
+        let made: (setup: SimulatorSetup, keyFile: String, keyID: String, teamID: String)
+        let token: String
+        do {
+            certificates = try SimulatorCertificates.prepare(in: dir)
+            made = try SimulatorSetup.generated(in: dir)
+            token = try SimulatorSetup.providerToken(keyFile: made.keyFile, keyID: made.keyID, teamID: made.teamID)
+        } catch {
+            throw CLIError(message: error.message)
+        }
+        var setup = made.setup
+        setup.configuration.logCapacity = 1000
+        // h2load opens its streams before it reads SETTINGS and never retries a refused stream, so the
+        // APNs rule "one stream until the first valid push" would count as failures; it is off here.
+        setup.configuration.restrictedConcurrentStreams = max(streams, 100)
+        let simulator = try setup.makeSimulator()
+        let server = try SimulatorServer.start(simulator: simulator, certificates: certificates, maxConcurrentStreams: max(streams, 100))
+        defer { Task { await server.stop() } }
+        guard let app = simulator.devices().first?.apps.first else { throw CLIError(message: "the generated setup has no app") }
+
+        let nginxPort = try freePort()
+        let nginxProcess = try startNginx(nginx, port: nginxPort, certificates: certificates, dir: dir)
+        // SIGKILL: a child of this process may inherit a blocked SIGTERM, and nginx holds no state worth a clean exit.
+        defer { kill(nginxProcess.processIdentifier, SIGKILL); nginxProcess.waitUntilExit() }
+        guard waitUntilAccepting(port: nginxPort, timeout: 10) else { throw CLIError(message: "nginx did not start; see \(dir)/error.log") }
+
+        let body = dir + "/body.json"
+        _ = FileManager.default.createFile(atPath: body, contents: Data(#"{"aps":{"alert":{"title":"Gate change","body":"Now boarding at B12"},"sound":"default"}}"#.utf8))
+        let path = "/3/device/" + app.deviceToken
+        let headers = ["authorization: bearer " + token, "apns-topic: " + app.bundleID, "apns-push-type: alert", "apns-priority: 10"]
+
+        func measure(_ port: Int) throws -> (rate: Double, ok: Int) {
+            var args = ["-n", String(requests), "-c", String(connections), "-m", String(streams), "-d", body]
+            for h in headers { args += ["-H", h] }
+            args.append("https://127.0.0.1:\(port)\(path)")
+            let output = try runTool(h2load, args)
+            guard let rate = firstNumber(after: "finished in ", then: ", ", in: output),
+                let ok = firstNumber(after: "status codes: ", then: "", in: output)
+            else { throw CLIError(message: "cannot read h2load's output:\n\(output.suffix(600))") }
+            return (rate, Int(ok))
+        }
+
+        Console.out("h2load: \(requests) POSTs, \(connections) connection(s), \(streams) streams, best of \(rounds)")
+        var best = (nginx: 0.0, simulator: 0.0)
+        for round in 1...rounds {
+            let n = try measure(nginxPort)
+            let before = simulator.counts.accepted
+            let s = try measure(server.port)
+            let accepted = simulator.counts.accepted - before
+            Console.out(String(format: "  round %d: nginx %.0f req/s (%d 2xx), simulator %.0f req/s (%d 2xx, %d accepted)", round, n.rate, n.ok, s.rate, s.ok, accepted))
+            if accepted != requests { throw CLIError(message: "the simulator accepted \(accepted) of \(requests) pushes; see 'liveline simulator log'") }
+            best = (max(best.nginx, n.rate), max(best.simulator, s.rate))
+        }
+        if arguments.flag("in-process") {
+            var connection = simulator.newConnection()
+            var headerList = headers.map { line -> SimulatorRequest.Header in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                return .init(String(parts[0]), String(parts[1].dropFirst()))
+            }
+            headerList.append(.init("apns-expiration", "0"))
+            let request = SimulatorRequest(path: path, headers: headerList, body: Array(FileManager.default.contents(atPath: body) ?? Data()))
+            let start = ContinuousClock.now
+            for _ in 0..<requests { _ = simulator.handle(request, connection: &connection) }
+            let seconds = (ContinuousClock.now - start) / .seconds(1)
+            Console.out(String(format: "in-process %10.0f pushes/s (validation, delivery and log, no network)", Double(requests) / seconds))
+        }
+        let ratio = best.simulator / best.nginx
+        Console.out(String(format: "nginx      %10.0f req/s\nsimulator  %10.0f accepted pushes/s (full validation)\nratio      %10.2fx nginx (target >= 0.80x)", best.nginx, best.simulator, ratio))
+        return 0
+    }
+
+    // MARK: - Helpers
+
+    /// The rate in "finished in 1.23s, 40000.00 req/s" or the 2xx count in "status codes: 50000 2xx".
+    static func firstNumber(after marker: String, then separator: String, in text: String) -> Double? {
+        guard let range = text.range(of: marker) else { return nil }
+        var rest = text[range.upperBound...]
+        if !separator.isEmpty {
+            guard let sep = rest.range(of: separator) else { return nil }
+            rest = rest[sep.upperBound...]
+        }
+        let number = rest.prefix { $0.isNumber || $0 == "." }
+        return Double(number)
+    }
+
+    static func runTool(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw CLIError(message: "\(tool) failed (\(process.terminationStatus)):\n\(text.suffix(600))") }
+        return text
+    }
+
+    static func startNginx(_ nginx: String, port: Int, certificates: SimulatorCertificates, dir: String) throws -> Process {
+        for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"] { try? FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+        let config = """
+        daemon off;
+        master_process off;
+        worker_processes 1;
+        pid \(dir)/nginx.pid;
+        error_log \(dir)/error.log warn;
+        events { worker_connections 1024; }
+        http {
+            access_log off;
+            client_body_temp_path \(dir)/body;
+            proxy_temp_path \(dir)/proxy;
+            fastcgi_temp_path \(dir)/fastcgi;
+            uwsgi_temp_path \(dir)/uwsgi;
+            scgi_temp_path \(dir)/scgi;
+            keepalive_requests 100000000;
+            server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(certificates.certificateFile);
+                ssl_certificate_key \(certificates.keyFile);
+                ssl_protocols TLSv1.2 TLSv1.3;
+                http2_max_concurrent_streams 1000;
+                client_body_buffer_size 16k;
+                location / { return 200; }
+            }
+        }
+        """
+        let file = dir + "/nginx.conf"
+        _ = FileManager.default.createFile(atPath: file, contents: Data(config.utf8))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-p", dir, "-e", dir + "/error.log", "-c", file]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// A port the kernel just handed out for an ephemeral bind.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw CLIError(message: "socket() failed") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw CLIError(message: "cannot find a free port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Tries to connect until one succeeds (the server is accepting) or `timeout` seconds pass.
+    static func waitUntilAccepting(port: Int, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(fd)
+            if connected { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}

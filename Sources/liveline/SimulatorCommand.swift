@@ -1,0 +1,229 @@
+import Foundation
+import LivelineCore
+import LivelineSimulator
+
+/// `liveline simulator`: runs the APNs simulator; `liveline simulator status|devices|activities|log`
+/// queries a running one.
+enum SimulatorCommand: LivelineCommand {
+    static let spec = CommandSpec(
+        path: "liveline simulator", abstract: "Run the APNs simulator with simulated iPhones, or query a running one.",
+        usage: "[status|devices|activities|log] [options]",
+        options: [
+            .init(name: "config", valueName: "file", help: "Simulator config (JSON: keys, apps, devices, rules, faults). Without it a key is generated."),
+            .init(name: "host", valueName: "address", help: "Address to listen on (default 127.0.0.1)."),
+            .init(name: "port", valueName: "n", help: "Port to listen on; 0 picks a free one (default 2197)."),
+            .init(name: "environment", valueName: "env", help: "sandbox or production when no config sets it (default sandbox)."),
+            .init(name: "state-dir", valueName: "dir", help: "Where the CA, server certificate, generated key and endpoint file go (default .liveline-simulator)."),
+            .init(name: "seed", valueName: "n", help: "Seed for ids, tokens and faults (overrides the config)."),
+            .init(name: "url", valueName: "https://host:port", help: "Query: the simulator's address (default: from the state directory)."),
+            .init(name: "ca-file", valueName: "file", help: "Query: the CA file to trust (default: from the state directory)."),
+            .init(name: "limit", valueName: "n", help: "log: how many pushes to show (default 50)."),
+            .init(name: "json", valueName: nil, help: "Query: print the API's JSON instead of text."),
+        ],
+        positionals: 0...1,
+        discussion: """
+        With no subcommand the simulator runs until interrupted. It prints its address and the CA file
+        clients must trust, then answers like APNs: POST /3/device/<token>, POST /4/broadcasts/apps/<bundle>,
+        and the channel API under /1/apps/<bundle>/, all on one HTTP/2 + TLS port. Inspection:
+        GET /simulator/v1/status, /devices, /activities, /log (JSON), or the subcommands below.
+
+          status      environment, keys, apps, push counts
+          devices     devices, apps and their tokens
+          activities  every Live Activity with its state and content
+          log         the latest pushes with their verdicts (accepted, rejected, dropped and why)
+        """)
+
+    static let queries = ["status", "devices", "activities", "log"]
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let stateDir = arguments.value("state-dir") ?? ".liveline-simulator"
+        if let query = arguments.positionals.first {
+            guard queries.contains(query) else {
+                throw arguments.usageError("unknown subcommand '\(query)' (expected \(queries.joined(separator: ", ")), or none to run the simulator)")
+            }
+            return try await runQuery(query, arguments: arguments, stateDir: stateDir)
+        }
+        return try await serve(arguments: arguments, stateDir: stateDir)
+    }
+
+    // MARK: - Query
+
+    static func runQuery(_ query: String, arguments: Arguments, stateDir: String) async throws -> Int32 {
+        var endpoint: SimulatorInspectionClient.Endpoint
+        if let url = arguments.value("url") {
+            guard let parsed = URLComponents(string: url), parsed.scheme == "https", let host = parsed.host, let port = parsed.port else {
+                throw arguments.usageError("'--url' must look like https://127.0.0.1:2197, got '\(url)'")
+            }
+            guard let ca = arguments.value("ca-file") ?? (try? SimulatorInspectionClient.Endpoint(stateDirectory: stateDir))?.caFile else {
+                throw arguments.usageError("'--url' needs '--ca-file' (the CA the simulator printed)")
+            }
+            endpoint = .init(host: host, port: port, caFile: ca)
+        } else {
+            do { endpoint = try SimulatorInspectionClient.Endpoint(stateDirectory: stateDir) } catch { throw CLIError(message: error.message) }
+            if let ca = arguments.value("ca-file") { endpoint.caFile = ca }
+        }
+        var route = query
+        if query == "log" {
+            let limit = try arguments.int("limit") ?? 50
+            guard limit >= 0 else { throw arguments.usageError("'--limit' must be 0 or more, got \(limit)") }
+            route += "?limit=\(limit)"
+        }
+        do {
+            let json = try await SimulatorInspectionClient.fetch(route, from: endpoint)
+            Console.out(arguments.flag("json") ? json.prettyPrinted() : render(query, json))
+        } catch {
+            throw CLIError(message: error.message)
+        }
+        return 0
+    }
+
+    /// The inspection JSON as lines a person reads.
+    static func render(_ query: String, _ json: JSONValue) -> String {
+        func s(_ v: JSONValue?) -> String { v?.stringValue ?? v.map { $0.jsonString } ?? "-" }
+        var lines: [String] = []
+        switch query {
+        case "status":
+            lines.append("environment \(s(json["environment"]))  time \(s(json["time"]))")
+            lines.append("devices \(s(json["devices"]))  activities \(s(json["activities"]))  channels \(s(json["channels"]))")
+            let p = json["pushes"]
+            lines.append("pushes: \(s(p?["accepted"])) accepted, \(s(p?["rejected"])) rejected, \(s(p?["dropped"])) dropped on a device")
+            for k in json["keys"]?.arrayValue ?? [] { lines.append("key \(s(k["keyID"])) team \(s(k["teamID"])) scope \(s(k["scope"]))") }
+            for a in json["apps"]?.arrayValue ?? [] { lines.append("app \(s(a["bundleID"])) team \(s(a["teamID"]))") }
+        case "devices":
+            for d in json.arrayValue ?? [] {
+                lines.append("\(s(d["id"])) \"\(s(d["name"]))\" iOS \(s(d["iOS"])) \(s(d["environment"]))")
+                for a in d["apps"]?.arrayValue ?? [] {
+                    lines.append("  \(s(a["bundleID"]))\(a["installed"] == .bool(false) ? " (uninstalled)" : "")  device token \(s(a["deviceToken"]))")
+                    for t in a["pushToStartTokens"]?.objectValue ?? [:] { lines.append("    push-to-start \(t.key): \(s(t.value))") }
+                }
+            }
+        case "activities":
+            for a in json.arrayValue ?? [] {
+                lines.append("\(s(a["id"])) \(s(a["bundleID"])) \(s(a["attributesType"])) \(s(a["state"]).uppercased())  updates \(s(a["updates"])), dropped \(s(a["dropped"]))")
+                if let t = a["pushToken"]?.stringValue { lines.append("  update token \(t)") }
+                if let c = a["channelID"]?.stringValue { lines.append("  channel \(c)") }
+                lines.append("  content \(s(a["contentState"]))")
+            }
+        default:
+            for r in json.arrayValue ?? [] {
+                var line = "#\(s(r["sequence"])) \(s(r["time"])) \(s(r["method"])) \(s(r["path"])) \(s(r["status"])) "
+                switch r["verdict"]?.stringValue {
+                case "rejected": line += "REJECTED \(s(r["reason"]))"
+                case "dropped": line += "DROPPED ON DEVICE \(s(r["dropReason"])): \(s(r["detail"]))"
+                default: line += "accepted"
+                }
+                if let e = r["event"]?.stringValue { line += " [\(e)]" }
+                lines.append(line)
+            }
+        }
+        return lines.isEmpty ? "(none)" : lines.joined(separator: "\n")
+    }
+
+    // MARK: - Serve
+
+    static func serve(arguments: Arguments, stateDir: String) async throws -> Int32 {
+        let host = arguments.value("host") ?? "127.0.0.1"
+        let port = try arguments.int("port") ?? 2197
+        guard (0...65535).contains(port) else { throw arguments.usageError("'--port' must be 0 to 65535, got \(port)") }
+        var environment: APNSEnvironment?
+        if let e = arguments.value("environment") {
+            guard let v = APNSEnvironment(rawValue: e) else { throw arguments.usageError("'--environment' must be sandbox or production, got '\(e)'") }
+            environment = v
+        }
+        var seed: UInt64?
+        if let s = arguments.value("seed") {
+            guard let v = UInt64(s) else { throw arguments.usageError("'--seed' must be a non-negative integer, got '\(s)'") }
+            seed = v
+        }
+        let absoluteState = stateDir.hasPrefix("/") ? stateDir : FileManager.default.currentDirectoryPath + "/" + stateDir
+        var setup: SimulatorSetup
+        var generatedKey: (file: String, keyID: String, teamID: String)?
+        do {
+            if let config = arguments.value("config") {
+                setup = try SimulatorSetup(contentsOfFile: config)
+                if let environment { setup.configuration.environment = environment }
+            } else {
+                let made = try SimulatorSetup.generated(in: absoluteState, environment: environment ?? .sandbox)
+                setup = made.setup
+                generatedKey = (made.keyFile, made.keyID, made.teamID)
+            }
+            if let seed { setup.configuration.seed = seed }
+        } catch {
+            throw CLIError(message: error.message)
+        }
+        let simulator: Simulator
+        let certificates: SimulatorCertificates
+        do {
+            simulator = try setup.makeSimulator()
+            certificates = try SimulatorCertificates.prepare(in: absoluteState, extraNames: host == "127.0.0.1" || host == "0.0.0.0" ? [] : [host])
+        } catch {
+            throw CLIError(message: error.message)
+        }
+        let server: SimulatorServer
+        do {
+            server = try SimulatorServer.start(simulator: simulator, certificates: certificates, host: host, port: port,
+                                               maxConcurrentStreams: setup.configuration.maxConcurrentStreams)
+        } catch {
+            throw CLIError(message: "cannot start the simulator on \(host):\(port): \(error)")
+        }
+        let endpoint = SimulatorInspectionClient.Endpoint(host: host == "0.0.0.0" ? "127.0.0.1" : host, port: server.port, caFile: certificates.caFile)
+        let endpointFile = SimulatorInspectionClient.Endpoint.fileName(inStateDirectory: absoluteState)
+        _ = FileManager.default.createFile(atPath: endpointFile, contents: Data(endpoint.json.prettyPrinted().utf8))
+
+        var text = "APNs simulator (\(setup.configuration.environment.rawValue)) listening on \(server.url)\n"
+        text += "CA file: \(certificates.caFile)\n"
+        if let key = generatedKey {
+            text += "Generated key: \(key.file) (key ID \(key.keyID), team ID \(key.teamID))\n"
+        }
+        for device in simulator.devices() {
+            text += "Device \(device.id) \"\(device.name)\" iOS \(device.osVersion) (\(device.environment.rawValue))\n"
+            for app in device.apps {
+                text += "  \(app.bundleID) device token \(app.deviceToken)\n"
+                for type in app.activityTypes {
+                    if let token = app.pushToStartTokens[type] { text += "  \(app.bundleID) push-to-start \(type): \(token)\n" }
+                }
+            }
+        }
+        text += "Inspect: liveline simulator status|devices|activities|log --state-dir \(stateDir)\n"
+        text += "Ready."
+        Console.out(text)
+
+        await waitForTermination()
+        await server.stop()
+        try? FileManager.default.removeItem(atPath: endpointFile)
+        Console.err("simulator stopped")
+        return 0
+    }
+
+    /// Returns when SIGINT or SIGTERM arrives.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            SignalWaiter.shared.wait { continuation.resume() }
+        }
+    }
+}
+
+/// Turns SIGINT/SIGTERM into one callback (signal sources live on a private queue).
+final class SignalWaiter: @unchecked Sendable {
+    static let shared = SignalWaiter()
+    // Confinement: `sources` and `done` are touched only on `queue`.
+    private let queue = DispatchQueue(label: "liveline.signals")
+    private var sources: [DispatchSourceSignal] = []
+    private var done = false
+
+    func wait(_ callback: @escaping @Sendable () -> Void) {
+        queue.async {
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: self.queue)
+                source.setEventHandler {
+                    guard !self.done else { return }
+                    self.done = true
+                    callback()
+                }
+                source.resume()
+                self.sources.append(source)
+            }
+        }
+    }
+}
