@@ -3,9 +3,9 @@
 # Usage: scripts/install-deps.sh [build|test|demo]
 set -euo pipefail
 
-packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev ca-certificates)
+packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev ca-certificates openssl)
 case "${1:-build}" in
-  test) packages+=(nghttp2-client nghttp2-server nginx-light openssl python3) ;;
+  test) packages+=(nghttp2-client nghttp2-server nginx-light curl python3) ;;
   demo|build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac
