@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto"]),
-        .executableTarget(name: "liveline", dependencies: ["LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineHTTP2", "LivelineSimulator"]),
+        .executableTarget(name: "liveline", dependencies: ["LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator"]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),

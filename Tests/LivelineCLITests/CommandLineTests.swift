@@ -193,15 +193,36 @@ struct CommandLineTests {
         #expect(both.stderr.contains("give '--ui' or '--content-state', not both"))
     }
 
-    @Test("the demo walks the story and every push fits in 4096 bytes")
-    func demo() throws {
-        let result = try CLI.run(["demo"])
+    @Test("the offline demo prints every push of the story, each within 4096 bytes and lint-clean")
+    func demoOffline() throws {
+        let result = try CLI.run(["demo", "--offline"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.components(separatedBy: "== ").count - 1 == 5)
-        for size in result.stdout.components(separatedBy: "size: ").dropFirst() {
-            let bytes = Int(size.prefix { $0.isNumber })
-            #expect(bytes.map { $0 > 0 && $0 <= 4096 } == true)
-        }
-        #expect(result.stdout.contains("lint: clean"))
+        let sizes = result.stdout.components(separatedBy: "size: ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        #expect(sizes.count == 5 && sizes.allSatisfy { $0 > 0 && $0 <= 4096 })
+        #expect(result.stdout.components(separatedBy: "lint: clean").count - 1 == 5)
     }
+
+    @Test("the demo runs the story through the client and the simulator: every push accepted, the bad one dropped on the device")
+    func demoEndToEnd() throws {
+        let result = try CLI.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.components(separatedBy: "APNs     accepted").count - 1 == 6)
+        #expect(out.contains("device   started FlightAttributes activity"))
+        #expect(out.contains("device   issued update token"))
+        #expect(out.components(separatedBy: "device   updated").count - 1 == 3)
+        #expect(out.contains("device   ended; removal at"))
+        #expect(out.contains("DROPPED (decoding-failed): keyNotFound: content-state.boardingTime is missing"))
+        #expect(out.contains("simulator log: 5 applied, 1 accepted by APNs but dropped on the device"))
+        // The device's view after the gate change shows the new gate.
+        let afterGateChange = out.components(separatedBy: "== 2.")[1].components(separatedBy: "== 3.")[0].components(separatedBy: "Lock Screen")[1]
+        #expect(afterGateChange.contains("C7") && !afterGateChange.contains("B12"))
+        let atStart = out.components(separatedBy: "== 1.")[1].components(separatedBy: "== 2.")[0].components(separatedBy: "Lock Screen")[1]
+        #expect(atStart.contains("B12") && !atStart.contains("C7"))
+        // Secrets stay out: no JWT, no whole device token.
+        #expect(!out.contains("eyJ"))
+        #expect(!out.contains("bearer"))
+    }
+
 }
