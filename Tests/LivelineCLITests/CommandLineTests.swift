@@ -217,9 +217,9 @@ struct CommandLineTests {
         #expect(out.contains("simulator log: 5 applied, 1 accepted by APNs but dropped on the device"))
         // The device's view after the gate change shows the new gate.
         let afterGateChange = out.components(separatedBy: "== 2.")[1].components(separatedBy: "== 3.")[0].components(separatedBy: "Lock Screen")[1]
-        #expect(afterGateChange.contains("C7") && !afterGateChange.contains("B12"))
+        #expect(afterGateChange.contains(" C7 ") && !afterGateChange.contains(" B12 "))
         let atStart = out.components(separatedBy: "== 1.")[1].components(separatedBy: "== 2.")[0].components(separatedBy: "Lock Screen")[1]
-        #expect(atStart.contains("B12") && !atStart.contains("C7"))
+        #expect(atStart.contains(" B12 ") && !atStart.contains(" C7 "))
         // Secrets stay out: no JWT, no whole device token.
         #expect(!out.contains("eyJ"))
         #expect(!out.contains("bearer"))
