@@ -49,16 +49,18 @@ enum BenchClientCommand: LivelineCommand {
         Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         // The reference: h2load, one connection, same headers and body.
+        let childCPUBefore = cpuSeconds(RUSAGE_CHILDREN)
         let h2load = try workspace.h2load(port: server.port, path: "/3/device/\(sample.1)", headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, streams: streams)
-        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s", count, streams, h2load))
+        let h2loadCPU = cpuSeconds(RUSAGE_CHILDREN) - childCPUBefore
+        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s, CPU %.2f s (%.1f µs/request)", count, streams, h2load, h2loadCPU, h2loadCPU / Double(count) * 1e6))
 
         let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
             headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, inFlight: inFlight)
-        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s",
-            inFlight, raw.rate, raw.rate / h2load, raw.cpu))
+        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
+            inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
 
         let key = try P256PrivateKey.generate()
-        Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   peak RSS MB  failed")
+        Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   µs/push  peak RSS MB  failed")
         for connections in connectionCounts {
             let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: count, connections: connections, inFlight: inFlight)
             Console.out(row("\(connections) conn", run, reference: h2load))
@@ -81,7 +83,8 @@ enum BenchClientCommand: LivelineCommand {
 
     static func row(_ label: String, _ run: Run, reference: Double) -> String {
         let rate = Double(run.count) / run.seconds
-        return String(format: "%-8@ %8d  %10.0f  %8.2fx  %6.2f  %11.1f  %6d", label as NSString, run.count, rate, rate / reference, run.cpu, run.peakRSSMB, run.failed)
+        return String(format: "%-8@ %8d  %10.0f  %8.2fx  %6.2f  %7.1f  %11.1f  %6d", label as NSString, run.count, rate, rate / reference, run.cpu,
+                      run.cpu / Double(run.count) * 1e6, run.peakRSSMB, run.failed)
     }
 
     static func measure(port: Int, caFile: String, key: P256PrivateKey, count: Int, connections: Int, inFlight: Int) async throws -> Run {
@@ -136,9 +139,10 @@ enum BenchClientCommand: LivelineCommand {
         return items.map { $0! }
     }
 
-    static func cpuSeconds() -> Double {
+    /// User + system CPU seconds of this process (or of its reaped children).
+    static func cpuSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(who.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
