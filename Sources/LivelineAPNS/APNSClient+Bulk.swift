@@ -30,6 +30,7 @@ public struct APNSResultStream: AsyncSequence, Sendable {
             producer = started.1
         }
 
+        /// The next result in completion order; `nil` after the last.
         public func next() async -> APNSBulkResult? {
             if position == batch.count {
                 batch = await channel.nextBatch()
@@ -46,6 +47,7 @@ public struct APNSResultStream: AsyncSequence, Sendable {
         }
     }
 
+    /// Starts sending and returns the iterator over results.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(start()) }
 }
 
