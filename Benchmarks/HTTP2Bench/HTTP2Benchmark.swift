@@ -61,9 +61,9 @@ enum HTTP2Benchmark {
             let async = try await bestOfAsync(options.rounds) { try await clientRun(port: server.port, pki: pki, path: path, body: body, options: options, useAsync: true) }
             print("  vs \(name) (nghttpd -m \(options.streams) / nginx http2_max_concurrent_streams \(max(options.streams, 128))):")
             print("    h2load -n \(options.requests) -c 1 -m \(options.streams) -d <\(body.count)-byte JSON> \(url)")
-            print("    h2load                         \(format(h2load.rate)) req/s  (\(h2load.succeeded) ok)")
-            print("    HTTP2Connection (callbacks)    \(format(callback.rate)) req/s  (\(callback.succeeded) ok)  \(ratio(callback.rate, h2load.rate))× h2load")
-            print("    HTTP2Connection (async send)   \(format(async.rate)) req/s  (\(async.succeeded) ok)  \(ratio(async.rate, h2load.rate))× h2load")
+            print("    h2load                         \(format(h2load.rate)) req/s  (\(h2load.succeeded) ok)  \(micro(h2load.cpuPerRequest)) µs CPU/req")
+            print("    HTTP2Connection (callbacks)    \(format(callback.rate)) req/s  (\(callback.succeeded) ok)  \(micro(callback.cpuPerRequest)) µs CPU/req  \(ratio(callback.rate, h2load.rate))× h2load")
+            print("    HTTP2Connection (async send)   \(format(async.rate)) req/s  (\(async.succeeded) ok)  \(micro(async.cpuPerRequest)) µs CPU/req  \(ratio(async.rate, h2load.rate))× h2load")
         }
 
         // Server: h2load against HTTP2Server vs nginx.
@@ -84,6 +84,15 @@ enum HTTP2Benchmark {
     struct Measurement {
         var rate: Double
         var succeeded: Int
+        /// CPU time (user + system) per request in microseconds, of the client process.
+        var cpuPerRequest: Double = 0
+    }
+
+    /// CPU seconds used so far by this process (`self`) or by its reaped children.
+    static func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     static func bestOf(_ rounds: Int, _ body: () throws -> Measurement) throws -> Measurement {
@@ -106,6 +115,7 @@ enum HTTP2Benchmark {
 
     /// Runs h2load and reads its req/s and succeeded count.
     static func runH2load(_ arguments: [String]) throws -> Measurement {
+        let cpuBefore = cpuSeconds(children: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
         process.arguments = arguments
@@ -123,7 +133,8 @@ enum HTTP2Benchmark {
         let requestsLine = output.split(separator: "\n").first { $0.hasPrefix("requests:") } ?? ""
         let succeeded = requestsLine.split(separator: ",").first { $0.contains("succeeded") }
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
-        return Measurement(rate: rate, succeeded: succeeded)
+        let requests = Double(arguments[arguments.firstIndex(of: "-n")! + 1]) ?? 1
+        return Measurement(rate: rate, succeeded: succeeded, cpuPerRequest: (cpuSeconds(children: true) - cpuBefore) * 1e6 / requests)
     }
 
     /// Sends `options.requests` POSTs with at most `options.streams` in flight on one connection.
@@ -135,6 +146,7 @@ enum HTTP2Benchmark {
             "apns-priority": "10", "authorization": "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyM0RFRkcifQ.eyJpc3MiOiJERUYxMjNHSElKIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2lnbmF0dXJl",
         ], body: body)
         let start = ContinuousClock.now
+        let cpuBefore = cpuSeconds(children: false)
         let succeeded: Int
         if useAsync {
             let next = Counter()
@@ -156,9 +168,10 @@ enum HTTP2Benchmark {
             }
         }
         let elapsed = ContinuousClock.now - start
+        let cpu = cpuSeconds(children: false) - cpuBefore
         await connection.close()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Measurement(rate: Double(options.requests) / seconds, succeeded: succeeded)
+        return Measurement(rate: Double(options.requests) / seconds, succeeded: succeeded, cpuPerRequest: cpu * 1e6 / Double(options.requests))
     }
 
     static func payload(size: Int) -> String {
@@ -168,6 +181,7 @@ enum HTTP2Benchmark {
     }
 
     static func format(_ rate: Double) -> String { String(format: "%8.0f", rate) }
+    static func micro(_ value: Double) -> String { String(format: "%5.1f", value) }
     static func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f", b > 0 ? a / b : 0) }
 }
 

@@ -133,9 +133,7 @@ public final class HTTP2Connection: Sendable {
             if !allBytes(field.value, { $0 != 0 && $0 != 10 && $0 != 13 }) {
                 return HTTP2Error(.invalidArgument, "the value of header \(field.name) contains NUL, CR or LF")
             }
-            let length = field.name.utf8.count
-            if length == 7 || length == 10 || length == 16 || length == 17,
-               connectionSpecific.contains(field.name.lowercased()) {
+            if isConnectionSpecific(field.name) {
                 return HTTP2Error(.invalidArgument, "header \(field.name) is connection-specific and not allowed in HTTP/2")
             }
         }
@@ -148,11 +146,34 @@ public final class HTTP2Connection: Sendable {
         return nil
     }
 
-    /// Header names RFC 9113 §8.2.2 forbids (lengths 7, 10, 16, 17).
-    private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+    /// Header names RFC 9113 §8.2.2 forbids, as lower-case bytes.
+    private static let connectionSpecific: [[UInt8]] = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"].map { Array($0.utf8) }
 
+    /// Whether `name` is a connection-specific header (ASCII case-insensitive).
+    private static func isConnectionSpecific(_ name: String) -> Bool {
+        let length = name.utf8.count
+        guard length == 7 || length == 10 || length == 16 || length == 17 else { return false }
+        for candidate in connectionSpecific where candidate.count == length {
+            var index = 0
+            var matches = true
+            for byte in name.utf8 {
+                if byte | 0x20 != candidate[index] && byte != candidate[index] { matches = false; break }
+                index += 1
+            }
+            if matches { return true }
+        }
+        return false
+    }
+
+    /// Whether every UTF-8 byte of `text` satisfies `predicate` (pointer loop when contiguous).
     @inline(__always)
     private static func allBytes(_ text: String, _ predicate: (UInt8) -> Bool) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
+            for byte in buffer where !predicate(byte) { return false }
+            return true
+        }) {
+            return result
+        }
         for byte in text.utf8 where !predicate(byte) { return false }
         return true
     }
