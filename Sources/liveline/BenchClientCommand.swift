@@ -41,7 +41,9 @@ enum BenchClientCommand: LivelineCommand {
 
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
-        let server = try workspace.startServer(kind: serverKind, streams: max(streams, 128))
+        // nghttpd answers from files: one empty file per device token the pushes use.
+        let tokens = try UpdateSequence(count: 1000, bundleID: "com.example.flights").ring.map(\.1)
+        let server = try workspace.startServer(kind: serverKind, streams: max(streams, 128), deviceTokens: tokens)
         defer { server.stop() }
 
         let sample = try UpdateSequence(count: 1, bundleID: "com.example.flights").first { _ in true }!
@@ -273,7 +275,7 @@ struct BenchWorkspace {
     }
 
     /// Starts nginx (`return 200`) or nghttpd on a free port and waits until it accepts connections.
-    func startServer(kind: String, streams: Int) throws -> Server {
+    func startServer(kind: String, streams: Int, deviceTokens: [String]) throws -> Server {
         let port = try Self.freePort()
         let d = directory.path
         let process = Process()
@@ -295,7 +297,11 @@ struct BenchWorkspace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-p", d, "-e", "\(d)/error.log", "-c", "\(d)/nginx.conf"]
         } else {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("root/3/device"), withIntermediateDirectories: true)
+            let devices = directory.appendingPathComponent("root/3/device")
+            try FileManager.default.createDirectory(at: devices, withIntermediateDirectories: true)
+            for token in deviceTokens {
+                _ = FileManager.default.createFile(atPath: devices.appendingPathComponent(token).path, contents: Data())
+            }
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nghttpd")
             process.arguments = ["-a", "127.0.0.1", "-d", "\(d)/root", "-m", String(streams), String(port), "\(d)/server-key.pem", "\(d)/server.pem"]
         }
