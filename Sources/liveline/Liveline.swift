@@ -39,7 +39,13 @@ struct Liveline {
             CommandEntry(BroadcastCommand.self),
             ChannelsCommand.entry,
             CommandEntry(JWTCommand.self),
-            CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [CommandEntry(BenchClientCommand.self)]),
+            CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
+                         children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
+                                    CommandEntry(UIPreviewCommand.self)]),
+            CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
+                CommandEntry(BenchUICommand.self),
+                CommandEntry(BenchClientCommand.self),
+            ]),
         ]
     }
 

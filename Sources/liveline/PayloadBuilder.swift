@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineUI
 
 /// Builds a Live Activity request from command-line flags or a body file. Shared by
 /// `liveline payload` and the commands that send (`send`, `broadcast`).
@@ -10,6 +11,8 @@ enum PayloadBuilder {
         .init(name: "content-state", valueName: "JSON|FILE", help: "The ContentState object, inline JSON or a file."),
         .init(name: "attributes", valueName: "JSON|FILE", help: "start: the static attributes, inline JSON or a file."),
         .init(name: "attributes-type", valueName: "NAME", help: "start: the ActivityAttributes type name (FlightAttributes with --example)."),
+        .init(name: "ui", valueName: "LAYOUT.json", help: "Server-driven UI: content-state {uiJsonData} from a layout (VoltraAttributes on start)."),
+        .init(name: "ui-compat", valueName: nil, help: "With --ui: encode byte-for-byte as Voltra's own server renderer."),
         .init(name: "example", valueName: "NAME", help: "Fill content-state and attributes from a built-in example: flight."),
         .init(name: "alert-title", valueName: "TEXT", help: "Alert title (required on start)."),
         .init(name: "alert-body", valueName: "TEXT", help: "Alert body."),
@@ -37,7 +40,10 @@ enum PayloadBuilder {
     static let dateHelp = "DATE is \(DateArgument.formats)."
 
     /// The built-in schemas by name.
-    static let builtInSchemas: [String: ActivitySchema] = [FlightAttributes.schema.name: FlightAttributes.schema]
+    static let builtInSchemas: [String: ActivitySchema] = [
+        FlightAttributes.schema.name: FlightAttributes.schema,
+        VoltraAttributes.schema.name: VoltraAttributes.schema,
+    ]
 
     struct Built {
         var request: PushRequest
@@ -104,6 +110,22 @@ enum PayloadBuilder {
                 push.attributes = try JSONValue(encoding: attributes).objectValue
                 push.attributesType = FlightAttributes.attributesType
             }
+        }
+        if let file = arguments.value("ui") {
+            if arguments.value("content-state") != nil { throw arguments.usageError("give '--ui' or '--content-state', not both") }
+            let layout = try readUserFile(file, what: "layout file")
+            do {
+                push.contentState = try VoltraPayload.contentState(layoutJSON: layout, mode: arguments.flag("ui-compat") ? .compatible : .compact)
+            } catch {
+                throw CLIError(message: "layout '\(file)': \(error)")
+            }
+            if event == .start {
+                push.attributesType = VoltraPayload.attributesType
+                let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                push.attributes = push.attributes ?? VoltraPayload.attributes(name: name)
+            }
+        } else if arguments.flag("ui-compat") {
+            throw arguments.usageError("'--ui-compat' goes with '--ui'")
         }
         if let text = arguments.value("content-state") { push.contentState = try jsonObject(text, option: "content-state", helpPath: path) }
         if let text = arguments.value("attributes") { push.attributes = try jsonObject(text, option: "attributes", helpPath: path) }

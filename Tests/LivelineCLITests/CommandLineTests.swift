@@ -175,6 +175,24 @@ struct CommandLineTests {
         #expect(failed.stderr.contains("schema file '\(broken.path)': contentState.a: unknown type \"integer\""))
     }
 
+    @Test("--ui builds a Voltra push: uiJsonData that decodes back, VoltraAttributes on start")
+    func uiPayload() throws {
+        let layout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/ui-boarding.json").path
+        let start = try CLI.run(["payload", "start", "--ui", layout, "--alert-title", "Boarding"])
+        #expect(start.status == 0, "\(start.stderr)")
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(start.stdout.utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["attributes-type"] as? String == "VoltraAttributes")
+        #expect((aps["attributes"] as? [String: String]) == ["name": "ui-boarding"])
+        let ui = try #require((aps["content-state"] as? [String: String])?["uiJsonData"])
+        let decoded = try CLI.run(["ui", "decode", ui])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdout.contains("lockScreen"))
+        let both = try CLI.run(["payload", "update", "--ui", layout, "--content-state", "{}"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("give '--ui' or '--content-state', not both"))
+    }
+
     @Test("the demo walks the story and every push fits in 4096 bytes")
     func demo() throws {
         let result = try CLI.run(["demo"])

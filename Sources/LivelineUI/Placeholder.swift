@@ -1,1 +1,0 @@
-// LivelineUI: placeholder until the module's first type lands; delete when adding real sources.

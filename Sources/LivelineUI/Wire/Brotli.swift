@@ -1,0 +1,63 @@
+import CBrotli
+
+/// Google's brotli encoder and decoder (libbrotlienc / libbrotlidec).
+public enum Brotli {
+    /// Compresses `input` in generic mode. Voltra's server uses quality 2 and window 22.
+    public static func compress(_ input: [UInt8], quality: Int32 = 2, window: Int32 = 22) -> [UInt8] {
+        var size = BrotliEncoderMaxCompressedSize(input.count)
+        if size == 0 { size = input.count + 1024 }
+        var output = [UInt8](repeating: 0, count: size)
+        let ok = input.withUnsafeBufferPointer { inBuf in
+            output.withUnsafeMutableBufferPointer { outBuf in
+                BrotliEncoderCompress(quality, window, BROTLI_MODE_GENERIC, input.count, inBuf.baseAddress, &size, outBuf.baseAddress)
+            }
+        }
+        // BrotliEncoderCompress fails only when the output buffer is too small, which
+        // BrotliEncoderMaxCompressedSize rules out.
+        precondition(ok == BROTLI_TRUE, "BrotliEncoderCompress failed with a worst-case buffer")
+        output.removeSubrange(size...)
+        return output
+    }
+
+    /// Decompresses into a buffer of `limit` bytes (`BrotliDecoderDecompress`); nil when the
+    /// stream is corrupt or its output does not fit.
+    public static func decompress(_ input: [UInt8], limit: Int) -> [UInt8]? {
+        var size = limit
+        var output = [UInt8](repeating: 0, count: max(limit, 1))
+        let result = input.withUnsafeBufferPointer { inBuf in
+            output.withUnsafeMutableBufferPointer { outBuf in
+                BrotliDecoderDecompress(input.count, inBuf.baseAddress, &size, outBuf.baseAddress)
+            }
+        }
+        guard result == BROTLI_DECODER_RESULT_SUCCESS else { return nil }
+        output.removeSubrange(size...)
+        return output
+    }
+
+    /// The full decompressed size of a stream, decoding at most `cap` bytes; nil when corrupt
+    /// or larger than `cap`. Used to explain a failure of the bounded decoder.
+    public static func decompressedSize(_ input: [UInt8], cap: Int = 64 << 20) -> Int? {
+        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { return nil }
+        defer { BrotliDecoderDestroyInstance(state) }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var total = 0
+        return input.withUnsafeBufferPointer { inBuf -> Int? in
+            var availableIn = input.count
+            var nextIn = inBuf.baseAddress
+            while true {
+                var availableOut = chunk.count
+                let result = chunk.withUnsafeMutableBufferPointer { outBuf -> BrotliDecoderResult in
+                    var nextOut = outBuf.baseAddress
+                    return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                }
+                total += chunk.count - availableOut
+                if total > cap { return nil }
+                switch result {
+                case BROTLI_DECODER_RESULT_SUCCESS: return total
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
+                default: return nil
+                }
+            }
+        }
+    }
+}

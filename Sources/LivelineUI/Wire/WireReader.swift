@@ -1,0 +1,219 @@
+import LivelineCore
+
+/// Reads a payload v1 tree the way the Swift client does (§5.3 of the wire-format notes).
+struct WireReader {
+    private var issues: [UILintIssue] = []
+    private var styles: [JSONValue] = []
+    private var styleCache: [Int: UIStyle] = [:]
+    private var shared: [JSONValue] = []
+    private var sharedCache: [Int: UIElement?] = [:]
+    private var resolving: Set<Int> = []
+
+    mutating func read(_ value: JSONValue) throws(UIError) -> DecodedUI {
+        var layout = UILayout()
+        if let list = value.arrayValue {
+            // Legacy: a root array is used for every region.
+            let content = RegionContent.fragment(nodes(list, path: "$"))
+            for region in Region.allCases { layout.regions[region] = content }
+            return DecodedUI(layout: layout, issues: issues, version: 1, json: [])
+        }
+        guard let root = value.objectValue else {
+            throw UIError(.invalidPayload, "uiJsonData holds a JSON \(value.typeName), expected the payload object {\"v\":1,...}")
+        }
+        guard let versionValue = root["v"] else {
+            throw UIError(.invalidPayload, "payload has no \"v\" (version); the device refuses it and drops the update")
+        }
+        guard let version = versionValue.numberValue, version == version.rounded() else {
+            throw UIError(.invalidPayload, "payload \"v\" must be an integer, got \(versionValue.jsonString)")
+        }
+        if version > 1 {
+            issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(JSONValue.javaScriptNumber(version)) is newer than 1; the device renders nothing"))
+            return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+        }
+        styles = root["s"]?.arrayValue ?? []
+        shared = root["e"]?.arrayValue ?? []
+        if let s = root["s"], s.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(s.typeName); styles are ignored")) }
+        if let e = root["e"], e.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "e", "shared elements must be an array, got \(e.typeName)")) }
+        var rootCache: [Int: UIElement] = [:]
+        for region in Region.allCases {
+            guard let value = root[region.wireKey] else { continue }
+            if let list = value.arrayValue {
+                layout.regions[region] = .fragment(nodes(list, path: region.wireKey))
+            } else if let element = node(value, path: region.wireKey) {
+                // The same `$r` in several regions is one element, as it was when encoded.
+                if case .number(let n)? = value["$r"], let cached = rootCache[Int(n)] {
+                    layout.regions[region] = .element(cached)
+                } else {
+                    if case .number(let n)? = value["$r"] { rootCache[Int(n)] = element }
+                    layout.regions[region] = .element(element)
+                }
+            }
+        }
+        layout.lockScreenBackgroundTint = root["ls_background_tint"]?.stringValue
+        layout.keylineTint = root["isl_keyline_tint"]?.stringValue
+        for (key, tint) in [("ls_background_tint", layout.lockScreenBackgroundTint), ("isl_keyline_tint", layout.keylineTint)] {
+            if let tint, !ColorSyntax.isValid(tint) {
+                issues.append(UILintIssue(.invalidColor, path: key, "\"\(tint)\" is not a color the device parses; the tint is not applied"))
+            }
+        }
+        return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+    }
+
+    private mutating func nodes(_ list: [JSONValue], path: String) -> [UIElement] {
+        list.enumerated().compactMap { node($0.element, path: "\(path)[\($0.offset)]") }
+    }
+
+    private mutating func node(_ value: JSONValue, path: String) -> UIElement? {
+        guard let object = value.objectValue else {
+            issues.append(UILintIssue(.malformedNode, path: path, "expected a node object, got \(value.typeName); renders nothing"))
+            return nil
+        }
+        if object.count == 1, let ref = object["$r"] {
+            guard let n = ref.numberValue, n == n.rounded(), n >= 0, Int(n) < shared.count else {
+                issues.append(UILintIssue(.badReference, path: path, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
+                return nil
+            }
+            let index = Int(n)
+            if let cached = sharedCache[index] { return cached }
+            guard !resolving.contains(index) else {
+                issues.append(UILintIssue(.badReference, path: path, "$r \(index) refers to itself; renders nothing"))
+                return nil
+            }
+            resolving.insert(index)
+            let element = node(shared[index], path: "e[\(index)]")
+            resolving.remove(index)
+            sharedCache[index] = element
+            return element
+        }
+        guard case .number(let t)? = object["t"], t == t.rounded() else {
+            issues.append(UILintIssue(.malformedNode, path: path + ".t", "node type must be an integer, got \(object["t"]?.jsonString ?? "nothing"); renders nothing"))
+            return nil
+        }
+        guard let component = Component(typeID: Int(t)) else {
+            issues.append(UILintIssue(.unknownComponent, path: path + ".t", "unknown component id \(JSONValue.javaScriptNumber(t)); renders nothing"))
+            return nil
+        }
+        var id: JSONValue?
+        if let i = object["i"] {
+            if i.stringValue != nil { id = i } else {
+                issues.append(UILintIssue(.malformedNode, path: path + ".i", "element id must be a string, got \(i.typeName); ignored"))
+            }
+        }
+        let children = self.children(object["c"], component: component, path: path + ".c")
+        var props: [UIProp] = []
+        if let p = object["p"] {
+            if let pObject = p.objectValue {
+                props = self.props(pObject, component: component, path: path + ".p")
+            } else {
+                issues.append(UILintIssue(.malformedNode, path: path + ".p", "props must be an object, got \(p.typeName); ignored"))
+            }
+        }
+        return UIElement(component, id: id, props: props, children: children)
+    }
+
+    private mutating func children(_ value: JSONValue?, component: Component, path: String) -> UIChildren {
+        guard let value else { return .none }
+        switch value {
+        case .string(let s):
+            return component == .text ? .text(s) : .single(UIElement(.text, children: .text(s)))
+        case .number(let n):
+            let s = JSONValue.javaScriptNumber(n)
+            return component == .text ? .text(s) : .single(UIElement(.text, children: .text(s)))
+        case .bool(let b):
+            return component == .text ? .text(String(b)) : .single(UIElement(.text, children: .text(String(b))))
+        case .null: return .none
+        case .object: return node(value, path: path).map(UIChildren.single) ?? .none
+        case .array(let list):
+            var out: [UIElement] = []
+            for (i, item) in list.enumerated() {
+                switch item {
+                case .string(let s) where !s.isEmpty: out.append(UIElement(.text, children: .text(s)))
+                case .number(let n): out.append(UIElement(.text, children: .text(JSONValue.javaScriptNumber(n))))
+                case .bool(let b): out.append(UIElement(.text, children: .text(String(b))))
+                case .string, .null: continue
+                default: if let e = node(item, path: "\(path)[\(i)]") { out.append(e) }
+                }
+            }
+            if component == .text {
+                // Text with an array: the device joins the text of its entries.
+                return .text(out.compactMap { if case .text(let s) = $0.children { s } else { nil } }.joined())
+            }
+            return .list(out)
+        }
+    }
+
+    private mutating func props(_ object: JSONObject, component: Component, path: String) -> [UIProp] {
+        var props: [UIProp] = []
+        var wrong: [String] = []
+        let types = component.parameterTypes
+        for member in object {
+            let name = ShortNames.expand(member.key)
+            if name == "style" {
+                if let style = style(member.value, path: "\(path).\(member.key)") { props.append(UIProp("style", .style(style))) }
+                continue
+            }
+            if name == "id" { continue }
+            checkColor(name, member.value, path: "\(path).\(member.key)")
+            if let expected = types[member.key], !expected.accepts(member.value) {
+                wrong.append("\(name) (\(member.key)) is \(FormParser.describe(member.value)), expected \(expected.rawValue)")
+            }
+            if Component.componentProps.contains(name) {
+                switch member.value {
+                case .object: if let e = node(member.value, path: "\(path).\(member.key)") { props.append(UIProp(name, .element(e))) }
+                case .array(let list): props.append(UIProp(name, .elements(nodes(list, path: "\(path).\(member.key)"))))
+                default: props.append(UIProp(name, .value(member.value)))
+                }
+                continue
+            }
+            props.append(UIProp(name, .value(member.value)))
+        }
+        if !wrong.isEmpty {
+            issues.append(UILintIssue(.wrongPropType, path: path, """
+                \(component.rawValue): \(wrong.joined(separator: "; ")); the device falls back to defaults for all \
+                \(component.rawValue) parameters (style still applies)
+                """))
+            return props.filter { if case .style = $0.value { true } else { false } }
+        }
+        return props
+    }
+
+    private mutating func style(_ value: JSONValue, path: String) -> UIStyle? {
+        switch value {
+        case .number(let n):
+            guard n == n.rounded(), n >= 0, Int(n) < styles.count else {
+                issues.append(UILintIssue(.badReference, path: path, "style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries); no style"))
+                return nil
+            }
+            let index = Int(n)
+            if let cached = styleCache[index] { return cached }
+            let entry = styles[index]
+            let style: UIStyle
+            if let object = entry.objectValue {
+                for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(index)].\(member.key)") }
+                style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
+            } else {
+                if entry != .null { issues.append(UILintIssue(.malformedNode, path: "s[\(index)]", "style entry must be an object, got \(entry.typeName)")) }
+                style = UIStyle(nil)
+            }
+            styleCache[index] = style
+            return style
+        case .object(let object):
+            for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "\(path).\(member.key)") }
+            return UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
+        case .null:
+            return nil
+        default:
+            issues.append(UILintIssue(.malformedNode, path: path, "style must be an index or an object, got \(value.typeName); no style"))
+            return nil
+        }
+    }
+
+    private mutating func checkColor(_ name: String, _ value: JSONValue, path: String) {
+        guard ColorSyntax.colorKeys.contains(name), case .string(let text) = value,
+              !ColorSyntax.isValid(text, gradientAllowed: name == "backgroundColor") else { return }
+        issues.append(UILintIssue(.invalidColor, path: path, """
+            \(name) "\(text)" is not a color the device parses (#RGB, #RRGGBB[AA], rgb(), rgba(), hsl(), hsla() or a \
+            name such as blue); it is not applied
+            """))
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import LivelineCore
+import Testing
+@testable import LivelineUI
+
+@Suite struct UIPreviewTests {
+    static let utc = TimeZone(secondsFromGMT: 0)!
+    static let departure = FlightTemplateTests.departure
+    static let states = FlightTemplateTests.states
+    static let expected: [(status: String, gate: String, clock: String)] = [
+        ("Scheduled", "—", "08:30"), ("Delayed 45 min", "B12", "09:15"), ("Boarding", "B12", "08:30"),
+    ]
+
+    /// The flight tracker's state `index`, sent and decoded as the device would.
+    static func decodedFlight(_ index: Int) throws -> DecodedUI {
+        let content = try FlightTemplate(timeZone: utc).contentState(attributes: FlightTemplateTests.attributes, state: states[index],
+                                                                     mode: .compatible)
+        return try VoltraDecoder.decode(base64: content.uiJsonData)
+    }
+
+    static func element(_ form: String) throws -> UIElement {
+        try #require(LayoutForm.parse(Array(#"{"lockScreen":\#(form)}"#.utf8))[.lockScreen])
+    }
+
+    @Test("text previews of the flight states show route, gate, status and the countdown", arguments: 0..<3)
+    func flightText(index: Int) throws {
+        let decoded = try Self.decodedFlight(index)
+        let state = Self.states[index]
+        // Five minutes before boarding.
+        let preview = UIPreview(now: state.boardingTime.addingTimeInterval(-300), timeZone: Self.utc)
+        let lock = preview.text(decoded, surface: .lockScreen)
+        let expected = Self.expected[index]
+        for word in ["LIS", "ZRH", "GATE", expected.gate, expected.clock, "[sf:airplane]"] {
+            #expect(lock.contains(word), "\(word) missing in\n\(lock)")
+        }
+        #expect(lock.replacingOccurrences(of: "\n│", with: " ").contains(expected.status.split(separator: " ")[0]))
+        // The countdown may wrap in 44 columns; its words are there either way.
+        #expect((lock.contains("Boards in") && lock.contains("05:00")) == !state.isBoarding, "\(lock)")
+        #expect(lock.contains("[sf:figure.walk]") == state.isBoarding)
+        #expect(lock.contains("Lock Screen · \(Self.clock(state.boardingTime.addingTimeInterval(-300)))"))
+        #expect(lock.contains("tint #0B1220"))
+        #expect(!lock.contains("Dynamic Island"))
+
+        let island = preview.text(decoded, surface: .island)
+        #expect(!island.contains("Lock Screen"))
+        let expanded = try #require(island.components(separatedBy: "Dynamic Island · expanded").last)
+        for word in ["LIS", "ZRH", expected.status, "GATE \(expected.gate)", expected.clock] {
+            #expect(expanded.contains(word), "\(word) missing in\n\(expanded)")
+        }
+        #expect(expanded.contains(state.isBoarding ? "Boarding at gate B12" : "Boards in 05:00"))
+        let compact = try #require(island.components(separatedBy: "Dynamic Island · minimal").first)
+        #expect(compact.contains("[sf:airplane]"))
+        #expect(compact.contains(state.isBoarding ? "B12" : "Boards in"))
+        #expect(island.contains("minimal · keyline #38BDF8"))
+    }
+
+    static func clock(_ date: Date) -> String {
+        let s = Int(date.timeIntervalSince1970) % 86400
+        return String(format: "%02d:%02d", s / 3600, s / 60 % 60)
+    }
+
+    @Test("every line fits the width, at any width, and the output is the same every time",
+          arguments: [24, 30, 44, 80])
+    func fitsWidth(width: Int) throws {
+        for index in 0..<3 {
+            let decoded = try Self.decodedFlight(index)
+            let preview = UIPreview(width: width, now: Self.departure, timeZone: Self.utc)
+            let text = preview.text(decoded)
+            for line in text.split(separator: "\n") {
+                #expect(TextBlock.columns(line) <= width, "\(line)")
+            }
+            #expect(text == preview.text(try Self.decodedFlight(index)))
+        #expect(text == UIPreview.text(decoded.layout, width: width, now: Self.departure))
+            // The frames close: as many bottom corners as top corners.
+            #expect(text.filter { $0 == "╭" }.count == text.filter { $0 == "╰" }.count)
+        }
+    }
+
+    @Test("the time zone moves the Lock Screen clock, nothing else")
+    func timeZone() throws {
+        let decoded = try Self.decodedFlight(1)
+        let now = Self.departure.addingTimeInterval(-3600)  // 08:00 UTC
+        let utc = UIPreview(now: now, timeZone: Self.utc).text(decoded)
+        let tokyo = UIPreview(now: now, timeZone: TimeZone(secondsFromGMT: 9 * 3600)!).text(decoded)
+        #expect(utc.contains("Lock Screen · 08:00"))
+        #expect(tokyo.contains("Lock Screen · 17:00"))
+        #expect(utc.replacingOccurrences(of: "08:00", with: "17:00") == tokyo)
+    }
+
+    @Test("timers resolve against now", arguments: [
+        // endAtMs is 2026-01-01T09:00:00Z; now is 08:55:00.5.
+        (#""endAtMs":1767258000000"#, "05:00"),
+        (#""endAtMs":1767258000000,"textTemplates":{"running":"Boards in {time}","completed":"Gone"}"#, "Boards in 05:00"),
+        (#""endAtMs":1767257000000,"textTemplates":{"running":"Boards in {time}","completed":"Gone"}"#, "Gone"),
+        (#""endAtMs":1767257000000"#, "00:00"),
+        (#""endAtMs":1767265200000"#, "125:00"),
+        (#""endAtMs":1767265200000,"showHours":true"#, "2:05:00"),
+        (#""endAtMs":1767258000000,"textStyle":"relative""#, "5 min, 0 sec"),
+        (#""startAtMs":1767257000000,"direction":"up""#, "11:40"),
+        (#""startAtMs":1767257000000,"durationMs":60000,"direction":"up","textTemplates":{"completed":"done in {time}"}"#, "done in 01:00"),
+        (#""durationMs":90000"#, "01:30"),
+    ])
+    func timers(props: String, shown: String) throws {
+        let timer = try Self.element(#"{"type":"Timer","props":{\#(props)}}"#)
+        let preview = UIPreview(now: Date(timeIntervalSince1970: 1_767_257_700.5), timeZone: Self.utc)
+        #expect(preview.lines(timer, width: 40) == [shown])
+    }
+
+    @Test("progress views and gauges fill by value or by time", arguments: [
+        (#"{"type":"LinearProgressView","props":{"value":25}}"#, "█████░░░░░░░░░░░░░░░"),
+        (#"{"type":"LinearProgressView","props":{"value":3,"maximumValue":4}}"#, "███████████████░░░░░"),
+        (#"{"type":"LinearProgressView","props":{"startAtMs":1767257000000,"endAtMs":1767258000000}}"#, "██████████████░░░░░░"),
+        (#"{"type":"LinearProgressView","props":{"startAtMs":1767257000000,"endAtMs":1767258000000,"countDown":true}}"#, "██████░░░░░░░░░░░░░░"),
+        (#"{"type":"Gauge","props":{"value":0.5}}"#, "██████████░░░░░░░░░░"),
+        (#"{"type":"Gauge","props":{"value":150,"minimumValue":100,"maximumValue":200,"gaugeStyle":"accessoryCircular"}}"#, "◑ 50%"),
+        (#"{"type":"CircularProgressView","props":{"value":100}}"#, "● 100%"),
+        (#"{"type":"CircularProgressView","props":{"value":-5}}"#, "○ 0%"),
+    ])
+    func progress(form: String, shown: String) throws {
+        let element = try Self.element(form)
+        let preview = UIPreview(now: Date(timeIntervalSince1970: 1_767_257_700), timeZone: Self.utc)
+        #expect(preview.lines(element, width: 20) == [shown])
+    }
+
+    @Test("stacks lay out side by side and top to bottom; spacers push apart; text wraps")
+    func stacks() throws {
+        let row = try Self.element(#"""
+            {"type":"HStack","children":[{"type":"Symbol","props":{"name":"car.fill"}},{"type":"Text","children":"Arriving"},
+              {"type":"Spacer"},{"type":"Text","children":"2 min"}]}
+            """#)
+        let preview = UIPreview(now: Self.departure)
+        #expect(preview.lines(row, width: 30) == ["[sf:car.fill] Arriving   2 min"])
+        // A crowded row keeps a few columns for each text; the symbol gives way.
+        let crowded = try Self.element(#"""
+            {"type":"HStack","children":[{"type":"Text","children":"LIS"},{"type":"Spacer"},{"type":"Symbol","props":{"name":"airplane"}},
+              {"type":"Spacer"},{"type":"Text","children":"ZRH"}]}
+            """#)
+        #expect(preview.lines(crowded, width: 16) == ["LIS  [sf:a…  ZRH"])
+        #expect(preview.lines(crowded, width: 30) == ["LIS      [sf:airplane]     ZRH"])
+        let column = try Self.element(#"""
+            {"type":"VStack","props":{"alignment":"trailing"},"children":[{"type":"Text","children":"ZRH"},{"type":"Text","children":"Zurich Airport"}]}
+            """#)
+        #expect(preview.lines(column, width: 30) == ["           ZRH", "Zurich Airport"])
+        let wrapped = try Self.element(#"{"type":"Text","props":{"numberOfLines":2},"children":"one two three four five six"}"#)
+        #expect(preview.lines(wrapped, width: 9) == ["one two", "three…"])
+        let boxed = try Self.element(#"""
+            {"type":"GroupBox","props":{"label":{"type":"Text","children":"Gate"}},"children":[{"type":"Text","children":"B12"},{"type":"Divider"},
+              {"type":"Toggle","props":{"title":"Notify","defaultValue":true}}]}
+            """#)
+        #expect(preview.lines(boxed, width: 16) == ["╭─ Gate ───────╮", "│ B12          │", "│ ──────────── │", "│ [x] Notify   │", "╰──────────────╯"])
+        let padded = try Self.element(#"{"type":"Text","props":{"style":{"padding":16,"borderWidth":1}},"children":"Hi"}"#)
+        #expect(preview.lines(padded, width: 20) == ["┌──────┐", "│      │", "│  Hi  │", "│      │", "└──────┘"])
+    }
+
+    @Test("each component draws as a text mock", arguments: [
+        (#"{"type":"Button","id":"b","children":[{"type":"Text","children":"Check in"}]}"#, ["[ Check in ]"]),
+        (#"{"type":"Button","id":"b"}"#, ["[ Button ]"]),
+        (#"{"type":"Label","props":{"title":"Walk to gate","systemImage":"figure.walk"}}"#, ["[sf:figure.walk]", "Walk to gate"]),
+        (#"{"type":"Image","props":{"source":{"assetName":"logo"}}}"#, ["[img:logo]"]),
+        (#"{"type":"Image","props":{"source":{"base64":"AAAA"}}}"#, ["[img]"]),
+        (#"{"type":"Image","props":{"fallback":{"type":"Text","children":"no image"}}}"#, ["no image"]),
+        (#"{"type":"Toggle","id":"t","props":{"title":"Alerts","defaultValue":false}}"#, ["[ ] Alerts"]),
+        (#"{"type":"ZStack","children":[{"type":"Text","children":"..........."},{"type":"Text","children":"ZZ"}]}"#, ["....ZZ....."]),
+        (#"{"type":"Chart","children":[{"type":"BarMark","props":{"data":[{"x":"a","y":1},{"x":"b","y":4},{"x":"c","y":8}]}}]}"#, ["[chart] ▁▄█"]),
+        (#"{"type":"Chart","children":[{"type":"SectorMark","props":{"data":[{"value":3,"category":"won"},{"value":1,"category":"lost"}]}}]}"#,
+         ["[chart] won 75%,", "lost 25%"]),
+        (#"{"type":"LinearProgressView","props":{"value":50,"label":{"type":"Text","children":"Upload"},"currentValueLabel":{"type":"Text","children":"5 of 10"}}}"#,
+         ["Upload", "██████████░░░░░░░░░░", "5 of 10"]),
+        (#"{"type":"Gauge","props":{"value":0.25,"minimumValueLabel":{"type":"Text","children":"E"},"maximumValueLabel":{"type":"Text","children":"F"}}}"#,
+         ["E ████░░░░░░░░░░░░ F"]),
+        (#"{"type":"CircularProgressView","props":{"value":70,"currentValueLabel":{"type":"Text","children":"7/10"}}}"#, ["◕ 7/10"]),
+        (#"{"type":"HStack","children":[{"type":"Text","children":"a"},{"type":"Divider"},{"type":"VStack","children":[{"type":"Text","children":"b"},{"type":"Text","children":"c"}]}]}"#,
+         ["a │ b", "  │ c"]),
+        (##"{"type":"LinearGradient","props":{"colors":["#000","#fff"]},"children":[{"type":"Text","children":"on gradient"}]}"##, ["on gradient"]),
+        (#"{"type":"Link","props":{"destination":"/x"},"children":[{"type":"Text","children":"Open"}]}"#, ["Open"]),
+        (#"{"type":"Text","props":{"style":{"opacity":0}},"children":"hidden"}"#, []),
+        (#"{"type":"Text","props":{"style":{"paddingHorizontal":8,"marginLeft":16}},"children":"in"}"#, ["   in"]),
+    ])
+    func components(form: String, shown: [String]) throws {
+        let element = try Self.element(form)
+        #expect(UIPreview(now: Self.departure).lines(element, width: 20) == shown)
+    }
+
+    @Test("wide characters count two columns; cutting and wrapping respect that")
+    func columns() {
+        #expect(TextBlock.columns("abc") == 3)
+        #expect(TextBlock.columns("東京") == 4)
+        #expect(TextBlock.columns("✈️") == 2)
+        #expect(TextBlock.columns("é") == 1)
+        #expect(TextBlock.truncate("東京国際空港", to: 7) == "東京国…")
+        #expect(TextBlock.wrap("a verylongword b", to: 5) == ["a", "veryl", "ongwo", "rd b"])
+        #expect(TextBlock(["ab", "東"]).framed().lines == ["┌────┐", "│ ab │", "│ 東 │", "└────┘"])
+    }
+
+    @Test("an unknown component renders nothing and does not break the rest")
+    func unknownComponent() throws {
+        let json = #"{"v":1,"ls":{"t":11,"c":[{"t":99,"c":"boom"},{"t":0,"c":"kept"}]},"isl_min":{"t":42,"p":{"n":"x"}},"isl_cmp_l":{"t":77}}"#
+        let decoded = try VoltraDecoder.decode(json: Array(json.utf8))
+        #expect(decoded.issues.filter { $0.kind == .unknownComponent }.count == 3)
+        let preview = UIPreview(now: Self.departure)
+        let text = preview.text(decoded)
+        #expect(text.contains("kept") && !text.contains("boom"))
+        #expect(preview.lines(.islandMinimal, of: decoded.layout).isEmpty)
+        let minimal = try #require(text.components(separatedBy: "Dynamic Island · minimal").last?.components(separatedBy: "\n\n").first)
+        #expect(minimal.split(separator: "\n").dropFirst().allSatisfy { $0.allSatisfy { " ╭╮╰╯│─".contains($0) } }, "\(minimal)")
+        // A payload where nothing is known: every surface drawn, all empty.
+        let nothing = try VoltraDecoder.decode(json: Array(#"{"v":1,"ls":{"t":500,"c":"boom"}}"#.utf8))
+        let empty = preview.text(nothing, surface: .lockScreen)
+        #expect(empty.split(separator: "\n").dropFirst().dropLast().allSatisfy { $0 == "│" + String(repeating: " ", count: 42) + "│" }, "\(empty)")
+        #expect(!preview.html(nothing.layout).contains("boom"))
+    }
+
+    @Test("hostile numbers neither crash the preview nor blow it up")
+    func hostileNumbers() throws {
+        let layout = try LayoutForm.parse(Array(#"""
+            {"lockScreen":{"type":"VStack","props":{"spacing":1e300,"style":{"padding":1e300,"margin":-1e300,"width":1e300}},"children":[
+              {"type":"Text","props":{"numberOfLines":1e300,"style":{"paddingVertical":1e300}},"children":"text"},
+              {"type":"HStack","props":{"spacing":1e300},"children":[{"type":"Spacer","props":{"minLength":1e300}},{"type":"Text","children":"x"}]},
+              {"type":"Timer","props":{"endAtMs":1e300,"showHours":true}},
+              {"type":"Timer","props":{"startAtMs":-1e300,"direction":"up","textStyle":"relative"}},
+              {"type":"Timer","props":{"durationMs":-1e300}},
+              {"type":"LinearProgressView","props":{"value":1e308,"maximumValue":1e-308}},
+              {"type":"Gauge","props":{"value":-1e308,"minimumValue":1e308,"maximumValue":-1e308,"gaugeStyle":"accessoryCircular"}},
+              {"type":"Chart","children":[{"type":"LineMark","props":{"data":[{"x":1,"y":1e308},{"x":2,"y":-1e308},{"x":3,"y":0}]}},
+                                          {"type":"SectorMark","props":{"data":[{"value":1e308,"category":"a"},{"value":1e308,"category":"b"}]}}]}]}}
+            """#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        let text = preview.text(layout, surface: .lockScreen)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count < 60, "\(text)")
+        #expect(lines.allSatisfy { TextBlock.columns($0) <= 44 })
+        #expect(text.hasPrefix("╭─ Lock Screen"))
+        let html = preview.html(layout)
+        #expect(html.count < 20_000)
+    }
+
+    @Test("a tree 900 levels deep (chained shared elements) is drawn")
+    func deepTree() throws {
+        let entries = (0..<900).map { $0 < 899 ? #"{"t":11,"c":{"$r":\#($0 + 1)}}"# : #"{"t":0,"c":"deep"}"# }
+        let decoded = try VoltraDecoder.decode(json: Array(#"{"v":1,"ls":{"$r":0},"e":[\#(entries.joined(separator: ","))]}"#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        #expect(preview.lines(.lockScreen, of: decoded.layout) == ["deep"])
+        #expect(preview.html(decoded.layout).contains(">deep<"))
+    }
+
+    @Test("the supplemental small family is drawn with all, not with lock or island")
+    func smallFamily() throws {
+        let layout = try LayoutForm.parse(Array(#"{"supplementalActivityFamilies":{"small":{"type":"Text","children":"Gate B12"}}}"#.utf8))
+        let preview = UIPreview(now: Self.departure)
+        #expect(preview.text(layout).contains("╭─ Small family"))
+        #expect(preview.text(layout).contains("│ Gate B12"))
+        #expect(!preview.text(layout, surface: .lockScreen).contains("Gate B12"))
+        #expect(!preview.text(layout, surface: .island).contains("Gate B12"))
+        #expect(preview.html(layout).contains("<figcaption>Small family</figcaption>"))
+    }
+
+    @Test("HTML escapes payload text and drops unsafe style values")
+    func htmlEscapes() throws {
+        let layout = try LayoutForm.parse(Array(#"""
+            {"lockScreen":{"type":"VStack","id":"x\" onclick=\"alert(1)","children":[
+              {"type":"Text","props":{"style":{"color":"red;background:url(https://evil.example/x)","fontSize":20}},"children":"<script>alert('hi')</script> & co"},
+              {"type":"Symbol","props":{"name":"\"><img src=x onerror=alert(1)>","tintColor":"expression(alert(1))"}},
+              {"type":"Image","props":{"source":{"assetName":"</span><script>"}}},
+              {"type":"Link","props":{"destination":"javascript:alert(1)"},"children":[{"type":"Text","children":"go"}]}]},
+             "island":{"minimal":{"type":"Text","props":{"style":{"backgroundColor":"linear-gradient(90deg, #000, #fff)"}},"children":"<b>"}}}
+            """#.utf8))
+        let html = UIPreview(now: Self.departure).html(layout)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("<b>") && !html.contains("<img"))
+        #expect(html.contains("&lt;script&gt;alert(&#39;hi&#39;)&lt;/script&gt; &amp; co"))
+        #expect(html.contains("&lt;/span&gt;&lt;script&gt;"))
+        #expect(!html.contains("url(") && !html.contains("expression("))
+        #expect(!html.contains("href="))
+        #expect(html.contains("data-id=\"x&quot; onclick=&quot;alert(1)\""))
+        #expect(html.contains("font-size:20px"))
+        #expect(html.contains("background:linear-gradient(90deg, #000, #fff)"))
+    }
+
+    @Test("HTML of the flight states holds the same texts, the tints and the island parts", arguments: 0..<3)
+    func flightHTML(index: Int) throws {
+        let decoded = try Self.decodedFlight(index)
+        let state = Self.states[index]
+        let html = UIPreview.html(decoded.layout, now: state.boardingTime.addingTimeInterval(-300), timeZone: Self.utc)
+        let expected = Self.expected[index]
+        for text in [">LIS<", ">ZRH<", ">\(expected.status)<", ">\(expected.gate)<", ">GATE \(expected.gate)<", ">\(expected.clock)<"] {
+            #expect(html.contains(text), "\(text)")
+        }
+        #expect(html.contains(">Boards in 05:00<") == !state.isBoarding)
+        let endMs = Int(state.boardingTime.timeIntervalSince1970 * 1000)
+        #expect(html.contains("class=\"ll-t ll-timer\" data-end-ms=\"\(endMs)\" data-direction=\"down\"") == !state.isBoarding)
+        #expect(UIPreview(now: Self.departure).html(decoded) == UIPreview(now: Self.departure).html(decoded.layout))
+        #expect(html.contains("class=\"ll-lock\" style=\"background:#0B1220\""))
+        #expect(html.contains("box-shadow:0 0 0 2px #38BDF8"))
+        for part in ["ll-compact", "ll-minimal", "ll-expanded", "ll-camera"] { #expect(html.contains(part)) }
+        #expect(html.components(separatedBy: "<div").count == html.components(separatedBy: "</div>").count)
+        let lockOnly = UIPreview(now: Self.departure).htmlFragment(decoded.layout, surface: .lockScreen)
+        #expect(lockOnly.hasPrefix("<div class=\"ll-preview\"><style>") && !lockOnly.contains("class=\"ll-island"))
+    }
+}
