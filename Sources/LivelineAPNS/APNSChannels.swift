@@ -37,5 +37,6 @@ public enum APNSChannelResult<Value: Sendable & Hashable>: Sendable, Hashable {
 
 /// What a successful delete returns.
 public struct APNSNoContent: Sendable, Hashable {
+    /// The empty value.
     public init() {}
 }

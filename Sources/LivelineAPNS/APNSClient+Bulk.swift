@@ -22,13 +22,24 @@ public struct APNSResultStream: AsyncSequence, Sendable {
     public final class AsyncIterator: AsyncIteratorProtocol {
         let channel: BoundedChannel<APNSBulkResult>
         let producer: Task<Void, Never>
+        private var batch: [APNSBulkResult] = []
+        private var position = 0
 
         init(_ started: (BoundedChannel<APNSBulkResult>, Task<Void, Never>)) {
             channel = started.0
             producer = started.1
         }
 
-        public func next() async -> APNSBulkResult? { await channel.next() }
+        /// The next result in completion order; `nil` after the last.
+        public func next() async -> APNSBulkResult? {
+            if position == batch.count {
+                batch = await channel.nextBatch()
+                position = 0
+                if batch.isEmpty { return nil }
+            }
+            defer { position += 1 }
+            return batch[position]
+        }
 
         deinit {
             producer.cancel()
@@ -36,6 +47,7 @@ public struct APNSResultStream: AsyncSequence, Sendable {
         }
     }
 
+    /// Starts sending and returns the iterator over results.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(start()) }
 }
 

@@ -107,6 +107,7 @@ public struct APNSConfiguration: Sendable {
         /// How long `shutdown()` waits for in-flight pushes before cutting connections.
         public var shutdownGrace: Duration = .seconds(10)
 
+        /// The defaults above.
         public init() {}
     }
 
@@ -121,6 +122,7 @@ public struct APNSConfiguration: Sendable {
         /// Times a stream refused with REFUSED_STREAM or left above a GOAWAY's last stream id is resent.
         public var maxResends: Int = 10
 
+        /// The defaults above.
         public init() {}
     }
 

@@ -20,6 +20,7 @@ public enum APNSResult: Sendable, Hashable, CustomStringConvertible {
         /// How many times the push was sent, retries included.
         public var attempts: Int
 
+        /// Makes an accepted verdict (for tests and mocks).
         public init(apnsID: String?, uniqueID: String?, attempts: Int = 1) {
             self.apnsID = apnsID
             self.uniqueID = uniqueID
@@ -40,6 +41,7 @@ public enum APNSResult: Sendable, Hashable, CustomStringConvertible {
         /// How many times the push was sent, retries included.
         public var attempts: Int
 
+        /// Makes a rejection (for tests and mocks).
         public init(status: Int, reason: APNSReason, apnsID: String?, timestamp: Date? = nil, attempts: Int = 1) {
             self.status = status
             self.reason = reason

@@ -10,6 +10,7 @@ public struct Backoff: Sendable, Hashable {
     /// The share of the delay that is random, 0...1.
     public var jitter: Double
 
+    /// Makes a backoff; `jitter` is clamped to 0...1.
     public init(initial: Duration, maximum: Duration, jitter: Double = 0.5) {
         self.initial = initial
         self.maximum = maximum

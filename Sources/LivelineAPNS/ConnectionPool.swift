@@ -57,6 +57,7 @@ final class ConnectionPool: Sendable {
         var slots: [Slot]
         var closed = false
         var next = 0
+        var lastReconnectDelay: Duration = .zero
     }
 
     private enum Step {
@@ -177,9 +178,13 @@ final class ConnectionPool: Sendable {
         state.withLock { s in
             guard case .connecting(_, let failures) = s.slots[index] else { return }
             let delay = reconnect.delay(attempt: failures)
+            s.lastReconnectDelay = delay
             s.slots[index] = .empty(failures: failures + 1, retryAt: ContinuousClock.now + delay)
         }
     }
+
+    /// The wait scheduled after the most recent failed connection attempt.
+    var lastReconnectDelay: Duration { state.withLock { $0.lastReconnectDelay } }
 
     /// The wait before the soonest reconnection attempt (zero when one may start now).
     var reconnectDelay: Duration {

@@ -41,7 +41,9 @@ enum BenchClientCommand: LivelineCommand {
 
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
-        let server = try workspace.startServer(kind: serverKind, streams: max(streams, 128))
+        // nghttpd answers from files: one empty file per device token the pushes use.
+        let tokens = try UpdateSequence(count: 1000, bundleID: "com.example.flights").ring.map(\.1)
+        let server = try workspace.startServer(kind: serverKind, streams: max(streams, 128), deviceTokens: tokens)
         defer { server.stop() }
 
         let sample = try UpdateSequence(count: 1, bundleID: "com.example.flights").first { _ in true }!
@@ -49,16 +51,18 @@ enum BenchClientCommand: LivelineCommand {
         Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         // The reference: h2load, one connection, same headers and body.
+        let childCPUBefore = cpuSeconds(RUSAGE_CHILDREN)
         let h2load = try workspace.h2load(port: server.port, path: "/3/device/\(sample.1)", headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, streams: streams)
-        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s", count, streams, h2load))
+        let h2loadCPU = cpuSeconds(RUSAGE_CHILDREN) - childCPUBefore
+        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s, CPU %.2f s (%.1f µs/request)", count, streams, h2load, h2loadCPU, h2loadCPU / Double(count) * 1e6))
 
         let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
             headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, inFlight: inFlight)
-        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s",
-            inFlight, raw.rate, raw.rate / h2load, raw.cpu))
+        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
+            inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
 
         let key = try P256PrivateKey.generate()
-        Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   peak RSS MB  failed")
+        Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   µs/push  peak RSS MB  failed")
         for connections in connectionCounts {
             let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: count, connections: connections, inFlight: inFlight)
             Console.out(row("\(connections) conn", run, reference: h2load))
@@ -81,7 +85,8 @@ enum BenchClientCommand: LivelineCommand {
 
     static func row(_ label: String, _ run: Run, reference: Double) -> String {
         let rate = Double(run.count) / run.seconds
-        return String(format: "%-8@ %8d  %10.0f  %8.2fx  %6.2f  %11.1f  %6d", label as NSString, run.count, rate, rate / reference, run.cpu, run.peakRSSMB, run.failed)
+        return String(format: "%-8@ %8d  %10.0f  %8.2fx  %6.2f  %7.1f  %11.1f  %6d", label as NSString, run.count, rate, rate / reference, run.cpu,
+                      run.cpu / Double(run.count) * 1e6, run.peakRSSMB, run.failed)
     }
 
     static func measure(port: Int, caFile: String, key: P256PrivateKey, count: Int, connections: Int, inFlight: Int) async throws -> Run {
@@ -136,9 +141,10 @@ enum BenchClientCommand: LivelineCommand {
         return items.map { $0! }
     }
 
-    static func cpuSeconds() -> Double {
+    /// User + system CPU seconds of this process (or of its reaped children).
+    static func cpuSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(who.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
@@ -269,7 +275,7 @@ struct BenchWorkspace {
     }
 
     /// Starts nginx (`return 200`) or nghttpd on a free port and waits until it accepts connections.
-    func startServer(kind: String, streams: Int) throws -> Server {
+    func startServer(kind: String, streams: Int, deviceTokens: [String]) throws -> Server {
         let port = try Self.freePort()
         let d = directory.path
         let process = Process()
@@ -291,7 +297,11 @@ struct BenchWorkspace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-p", d, "-e", "\(d)/error.log", "-c", "\(d)/nginx.conf"]
         } else {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("root/3/device"), withIntermediateDirectories: true)
+            let devices = directory.appendingPathComponent("root/3/device")
+            try FileManager.default.createDirectory(at: devices, withIntermediateDirectories: true)
+            for token in deviceTokens {
+                _ = FileManager.default.createFile(atPath: devices.appendingPathComponent(token).path, contents: Data())
+            }
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nghttpd")
             process.arguments = ["-a", "127.0.0.1", "-d", "\(d)/root", "-m", String(streams), String(port), "\(d)/server-key.pem", "\(d)/server.pem"]
         }
