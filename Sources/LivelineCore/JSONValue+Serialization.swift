@@ -26,14 +26,16 @@ extension JSONValue {
 
     private func write(to out: inout [UInt8], indent: Int?, depth: Int) {
         switch self {
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .number(let n): out.append(contentsOf: Array(JSONValue.javaScriptNumber(n).utf8))
+        case .null: JSONValue.appendASCII("null", to: &out)
+        case .bool(let b): JSONValue.appendASCII(b ? "true" : "false", to: &out)
+        case .number(let n): JSONValue.writeNumber(n, to: &out)
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for item in items {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 newline(&out, indent, depth + 1)
                 item.write(to: &out, indent: indent, depth: depth + 1)
             }
@@ -41,8 +43,10 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for (i, member) in object.members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for member in object.members {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 newline(&out, indent, depth + 1)
                 JSONValue.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
@@ -54,6 +58,35 @@ extension JSONValue {
         }
     }
 
+    private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// Writes `number` in JavaScript's form; integers (the common case) without building a String.
+    static func writeNumber(_ number: Double, to out: inout [UInt8]) {
+        if number.isFinite, number.magnitude < 1e15, number == number.rounded(), number != 0 {
+            var value = Int64(number)
+            if value < 0 {
+                out.append(UInt8(ascii: "-"))
+                value = -value
+            }
+            var digits: (UInt64, UInt64) = (0, 0)  // 16 bytes of scratch: up to 15 digits
+            let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+                var i = buffer.count
+                repeat {
+                    i -= 1
+                    buffer[i] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                } while value > 0
+                out.append(contentsOf: buffer[i...])
+                return buffer.count - i
+            }
+            _ = count
+            return
+        }
+        out.append(contentsOf: javaScriptNumber(number).utf8)
+    }
+
     private func newline(_ out: inout [UInt8], _ indent: Int?, _ depth: Int) {
         guard let indent else { return }
         out.append(UInt8(ascii: "\n"))
@@ -62,23 +95,31 @@ extension JSONValue {
 
     /// Writes `string` as a JSON string literal with `JSON.stringify`'s escaping.
     public static func writeString(_ string: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    appendASCII("u00", to: &out)
+                    hex.withUTF8Buffer { digits in
+                        out.append(digits[Int(byte >> 4)])
+                        out.append(digits[Int(byte & 0xF)])
+                    }
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
     }
@@ -91,37 +132,55 @@ extension JSONValue {
         if number == 0 { return "0" }
         if number.magnitude < 1e15, number == number.rounded() { return String(Int64(number)) }
         // Swift's description also gives the shortest round-trip digits; only the layout differs.
-        let negative = number < 0
-        let text = number.magnitude.description  // e.g. "0.1", "1.5e-07", "1e+16", "123.45"
-        var mantissa = Substring(text)
+        // It looks like "0.1", "123.45", "1.5e-07" or "1e+16".
+        let text = Array(number.magnitude.description.utf8)
+        let e = text.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } ?? text.count
         var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            mantissa = text[..<e]
-            exponent = Int(text[text.index(after: e)...].replacingOccurrences(of: "+", with: "")) ?? 0
+        if e < text.count {
+            var i = e + 1
+            var negativeExponent = false
+            if text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") {
+                negativeExponent = text[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            while i < text.count {
+                exponent = exponent * 10 + Int(text[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            if negativeExponent { exponent = -exponent }
         }
-        var digits = mantissa.replacingOccurrences(of: ".", with: "")
+        let mantissa = text[..<e]
+        var digits = mantissa.filter { $0 != UInt8(ascii: ".") }
         // n = position of the decimal point relative to the digit string.
-        var n = (mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count) + exponent
-        while digits.hasPrefix("0") && digits.count > 1 {
+        var n = (mantissa.firstIndex(of: UInt8(ascii: ".")) ?? mantissa.count) + exponent
+        while digits.count > 1 && digits.first == UInt8(ascii: "0") {
             digits.removeFirst()
             n -= 1
         }
-        while digits.hasSuffix("0") && digits.count > 1 { digits.removeLast() }
+        while digits.count > 1 && digits.last == UInt8(ascii: "0") { digits.removeLast() }
         let k = digits.count
-        var result: String
+        var out: [UInt8] = number < 0 ? [UInt8(ascii: "-")] : []
         if k <= n && n <= 21 {
-            result = digits + String(repeating: "0", count: n - k)
+            out += digits
+            out += repeatElement(UInt8(ascii: "0"), count: n - k)
         } else if 0 < n && n <= 21 {
-            result = String(digits.prefix(n)) + "." + String(digits.dropFirst(n))
+            out += digits[..<n]
+            out.append(UInt8(ascii: "."))
+            out += digits[n...]
         } else if -6 < n && n <= 0 {
-            result = "0." + String(repeating: "0", count: -n) + digits
+            out += Array("0.".utf8)
+            out += repeatElement(UInt8(ascii: "0"), count: -n)
+            out += digits
         } else {
-            let e = n - 1
-            let sign = e < 0 ? "-" : "+"
-            result = k == 1
-                ? digits + "e" + sign + String(abs(e))
-                : String(digits.prefix(1)) + "." + String(digits.dropFirst()) + "e" + sign + String(abs(e))
+            let power = n - 1
+            out.append(digits[0])
+            if k > 1 {
+                out.append(UInt8(ascii: "."))
+                out += digits[1...]
+            }
+            out += Array("e\(power < 0 ? "-" : "+")\(abs(power))".utf8)
         }
-        return negative ? "-" + result : result
+        return String(decoding: out, as: UTF8.self)
     }
+
 }

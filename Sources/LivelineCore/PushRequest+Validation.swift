@@ -20,7 +20,7 @@ extension PushRequest {
     /// - Throws: `PayloadError` naming the problem, the value and the limit.
     @discardableResult
     public func validate(for target: Target = .device) throws(PayloadError) -> [UInt8] {
-        try checkNumbers(body, path: "")
+        if !Self.allFinite(body) { try checkNumbers(body, path: "") }
         if let collapseID, collapseID.utf8.count > 64 {
             throw PayloadError(.collapseIDTooLong, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64 bytes")
         }
@@ -29,10 +29,9 @@ extension PushRequest {
             throw PayloadError(.priorityNotAllowed, "apns-priority \(priority.rawValue) is not allowed for \(pushType) pushes; use \(allowed)")
         }
         if target == .device, let suffix = pushType.topicSuffix {
-            let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
-            let known = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
-            let fits = suffix.isEmpty ? !known.contains { topic.hasSuffix($0) } : topic.hasSuffix(suffix) && topic.count > suffix.count
+            let fits = suffix.isEmpty ? !Self.knownSuffixes.contains { topic.hasSuffix($0) } : topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count
             if topic.isEmpty || !fits {
+                let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
         }
@@ -48,6 +47,18 @@ extension PushRequest {
         }
         return bytes
     }
+
+    /// Whether every number in `value` is finite; the cheap pass before looking for a path.
+    private static func allFinite(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let n): n.isFinite
+        case .array(let items): items.allSatisfy(allFinite)
+        case .object(let object): object.members.allSatisfy { allFinite($0.value) }
+        default: true
+        }
+    }
+
+    private static let knownSuffixes = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
 
     private func checkNumbers(_ value: JSONValue, path: String) throws(PayloadError) {
         switch value {
