@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCore
 
 /// A fault to inject into pushes: what to do, to which requests, how often. Faults are drawn from the
 /// simulator's seeded generator, so the same seed and request order give the same faults.

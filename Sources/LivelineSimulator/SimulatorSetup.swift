@@ -207,10 +207,10 @@ public struct SimulatorSetup: Sendable {
     private static func fault(_ f: JSONValue, at: String, fail: (String, String) -> SimulatorError) throws(SimulatorError) -> FaultRule {
         let action: FaultRule.Action
         if let r = f["respond"]?.stringValue {
-            guard APNSReason.statusTable[r] != nil else { throw fail(at + ".respond", "unknown APNs reason \"\(r)\"") }
+            guard APNSReason(rawValue: r).isKnown else { throw fail(at + ".respond", "unknown APNs reason \"\(r)\"") }
             action = .respond(APNSReason(rawValue: r))
         } else if let r = f["goAway"]?.stringValue {
-            guard APNSReason.statusTable[r] != nil else { throw fail(at + ".goAway", "unknown APNs reason \"\(r)\"") }
+            guard APNSReason(rawValue: r).isKnown else { throw fail(at + ".goAway", "unknown APNs reason \"\(r)\"") }
             action = .goAway(APNSReason(rawValue: r))
         } else if f["dropConnection"]?.boolValue == true {
             action = .dropConnection

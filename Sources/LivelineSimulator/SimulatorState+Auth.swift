@@ -41,15 +41,15 @@ extension SimulatorState {
             jwtCache[tokenString] = cached
         }
         guard cached.valid, let key = keysByID[cached.token.keyID] else { return AuthResult(reason: .invalidProviderToken) }
-        if !key.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIdInToken) }
+        if !key.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
         if now.timeIntervalSince(cached.token.issuedAt) > 3600 { return AuthResult(reason: .expiredProviderToken) }
 
         if let boundTeam = connection.boundTeamID, let boundKey = connection.boundKeyID {
             if boundTeam != key.teamID { return AuthResult(reason: .invalidProviderToken) }
             if boundKey != key.keyID, key.relatedKeyID != boundKey, keysByID[boundKey]?.relatedKeyID != key.keyID {
-                return AuthResult(reason: .unrelatedKeyIdInToken)
+                return AuthResult(reason: .unrelatedKeyIDInToken)
             }
-            if let env = connection.boundEnvironment, env != config.environment { return AuthResult(reason: .badEnvironmentKeyIdInToken) }
+            if let env = connection.boundEnvironment, env != config.environment { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
         }
         if let current = connection.currentToken, current != tokenString {
             if let changed = connection.tokenChangedAt, now.timeIntervalSince(changed) < 20 * 60 {

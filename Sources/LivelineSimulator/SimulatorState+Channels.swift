@@ -39,7 +39,7 @@ extension SimulatorState {
         }
         guard let app = appsByBundle[bundleID] else { return reject(.topicMismatch) }
         if !app.broadcastEnabled { return reject(.featureNotEnabled) }
-        if let id = requested, !Self.isUUID(id) { return reject(.badMessageId) }
+        if let id = requested, !Self.isUUID(id) { return reject(.badMessageID) }
         guard let type = request.header("apns-push-type") else { return reject(.missingPushType) }
         context.pushType = type
         if type.lowercased() != "liveactivity" { return reject(.invalidPushType) }
@@ -49,8 +49,8 @@ extension SimulatorState {
             priority = v
         }
         context.priority = priority
-        guard let channelID = context.channelID, !channelID.isEmpty else { return reject(.missingChannelId) }
-        guard Self.isChannelID(channelID) else { return reject(.badChannelId) }
+        guard let channelID = context.channelID, !channelID.isEmpty else { return reject(.missingChannelID) }
+        guard Self.isChannelID(channelID) else { return reject(.badChannelID) }
         guard let channel = channels[channelID], channel.bundleID == bundleID, channel.environment == config.environment else {
             return reject(.channelNotRegistered)
         }
@@ -119,7 +119,7 @@ extension SimulatorState {
             return reject(reason == .badTopic || reason == .topicDisallowed ? .topicMismatch : reason)
         }
         if appsByBundle[bundleID]?.broadcastEnabled == false { return reject(.featureNotEnabled) }
-        if let id = requested, !Self.isUUID(id) { return reject(.badMessageId) }
+        if let id = requested, !Self.isUUID(id) { return reject(.badMessageID) }
         let env = config.environment
         let idHeader = SimulatorRequest.Header("apns-request-id", requestID)
 
@@ -144,8 +144,8 @@ extension SimulatorState {
             context.channelID = id
             return accept(context, status: 201, headers: [idHeader, .init("apns-channel-id", id)], connection: &connection, actions: [], delay: 0)
         default:
-            guard let channelID = context.channelID, !channelID.isEmpty else { return reject(.missingChannelId) }
-            guard Self.isChannelID(channelID) else { return reject(.badChannelId) }
+            guard let channelID = context.channelID, !channelID.isEmpty else { return reject(.missingChannelID) }
+            guard Self.isChannelID(channelID) else { return reject(.badChannelID) }
             guard let channel = channels[channelID], channel.bundleID == bundleID, channel.environment == env else {
                 return reject(.channelNotRegistered)
             }

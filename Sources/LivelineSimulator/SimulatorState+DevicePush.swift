@@ -44,7 +44,7 @@ extension SimulatorState {
         if let reason = auth.reason { return rejectF(reason) }
 
         // 6. header syntax
-        if let id = requestedID, !Self.isUUID(id) { return rejectF(.badMessageId) }
+        if let id = requestedID, !Self.isUUID(id) { return rejectF(.badMessageID) }
         if let exp = request.header("apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
         var priority = 10
         if let p = request.header("apns-priority") {
@@ -58,7 +58,7 @@ extension SimulatorState {
             guard PushType.all.contains(type) else { return rejectF(.invalidPushType) }
             explicitType = type
         }
-        if let collapse = request.header("apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseId) }
+        if let collapse = request.header("apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseID) }
 
         // 7. topic
         var topic = request.header("apns-topic")

@@ -77,6 +77,8 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public var isKnown: Bool { entry != nil }
     /// The status Apple documents for this reason.
     public var documentedStatus: Int? { entry?.status }
+    /// The status to answer with: the documented one, 500 for a reason Apple does not document.
+    public var status: Int { entry?.status ?? 500 }
 
     /// The retry policy for this reason arriving with `status`; unknown reasons go by status
     /// (429 and 5xx back off, anything else must be fixed first).
