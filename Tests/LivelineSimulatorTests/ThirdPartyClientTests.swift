@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Third-party APNs clients, unmodified, pointed at the simulator's host, port and CA file with TLS
-/// verification on: Python's aioapns (Debian `python3-aioapns`).
+/// verification on: Python's aioapns (Debian `python3-aioapns`) and httpx + h2 as a generic HTTP/2 client.
 ///
 /// The tests use Debian's interpreter, `/usr/bin/python3`, because a `python3` earlier on `PATH`
 /// (pyenv, a virtualenv) does not see Debian's `dist-packages`.
@@ -72,6 +72,49 @@ struct ThirdPartyClientTests {
         #expect(served.simulator.activity(activity.id)?.contentState["gate"] == "A1")
         await served.stop()
     }
+
+    // Skipped only when `python3 -c "import httpx, h2"` fails (python3-httpx / python3-h2 not
+    // installed) or the liveline binary is not built.
+    @Test("httpx + h2 (a generic HTTP/2 client) with a token from `liveline jwt`: 200 with apns-id and apns-unique-id, 400 BadDeviceToken as JSON",
+          .enabled("needs Debian's python3-httpx and python3-h2, and the built liveline") {
+              guard FileManager.default.isExecutableFile(atPath: SimulatorCommandTests.binary) else { return false }
+              return await ThirdPartyClientTests.canImport("httpx, h2")
+          })
+    func httpx() async throws {
+        let served = try ServedSimulator.start()
+        let run = try await ScriptProcess.run(Self.python, ["-c", Self.httpxScript, served.server.url, served.server.caFile, SimulatorCommandTests.binary,
+                                                             served.keyFile, served.teamID, served.app.bundleID, served.app.deviceToken])
+        try #require(run.status == 0, "httpx script failed (\(run.status)): \(run.stderr)")
+        let lines = try run.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        try #require(lines.count == 2)
+        #expect(lines[0]["status"] == 200)
+        #expect(lines[0]["version"] == "HTTP/2")
+        #expect(lines[0]["body"] == "")
+        let id = try #require(lines[0]["apns-id"]?.stringValue)
+        #expect(lines[0]["apns-unique-id"]?.stringValue != nil)
+        #expect(served.simulator.log().first { $0.apnsID == id }?.verdict == .accepted)
+        #expect(lines[1]["status"] == 400)
+        #expect(lines[1]["body"] == #"{"reason":"BadDeviceToken"}"#)
+        #expect(lines[1]["content-type"] == "application/json")
+        await served.stop()
+    }
+
+    /// Raw APNs requests with httpx over HTTP/2; the token comes from `liveline jwt`, as a shell user would get it.
+    static let httpxScript = #"""
+    import json, ssl, subprocess, sys
+    import httpx
+    url, ca, liveline, key, team, bundle, token = sys.argv[1:8]
+    jwt = subprocess.run([liveline, "jwt", "--key", key, "--team-id", team], check=True, capture_output=True, text=True).stdout.strip()
+    context = ssl.create_default_context(cafile=ca)  # verification on
+    headers = {"authorization": "bearer " + jwt, "apns-topic": bundle, "apns-push-type": "alert"}
+    body = json.dumps({"aps": {"alert": {"title": "From httpx", "body": "over HTTP/2"}}})
+    with httpx.Client(http2=True, verify=context) as client:
+        for device in (token, "ab" * 32):
+            r = client.post(url + "/3/device/" + device, headers=headers, content=body)
+            print(json.dumps({"status": r.status_code, "version": r.http_version, "body": r.text,
+                              "apns-id": r.headers.get("apns-id"), "apns-unique-id": r.headers.get("apns-unique-id"),
+                              "content-type": r.headers.get("content-type")}), flush=True)
+    """#
 
     // Python's standard library only (no package to skip on), so it runs wherever python3 does.
     @Test("a TLS client offering no ALPN (HTTP/2 prior knowledge, as aioapns 2.2 connects) gets HTTP/2 from the simulator, not from a default HTTP2Server",
