@@ -16,6 +16,9 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var handshakeTimeout: Duration
     /// Largest request body accepted; a bigger one is reset with RST_STREAM(CANCEL).
     public var maxRequestBodySize: Int
+    /// Whether a TLS client that offers no ALPN at all is spoken to in HTTP/2 (prior knowledge),
+    /// as APNs does; a client offering ALPN without `h2` is refused either way. Default false.
+    public var acceptsClientsWithoutALPN: Bool
 
     /// Creates a configuration.
     public init(
@@ -25,7 +28,8 @@ public struct HTTP2ServerConfiguration: Sendable {
         maxConcurrentStreams: Int = 100,
         clientCAFile: String? = nil,
         handshakeTimeout: Duration = .seconds(10),
-        maxRequestBodySize: Int = 1 << 20
+        maxRequestBodySize: Int = 1 << 20,
+        acceptsClientsWithoutALPN: Bool = false
     ) {
         self.identity = identity
         self.host = host
@@ -34,5 +38,6 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.clientCAFile = clientCAFile
         self.handshakeTimeout = handshakeTimeout
         self.maxRequestBodySize = maxRequestBodySize
+        self.acceptsClientsWithoutALPN = acceptsClientsWithoutALPN
     }
 }

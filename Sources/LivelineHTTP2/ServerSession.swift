@@ -48,7 +48,10 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         var protocolPointer: UnsafePointer<UInt8>?
         var protocolLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolPointer, &protocolLength)
-        guard protocolLength == 2, let protocolPointer, protocolPointer[0] == UInt8(ascii: "h"), protocolPointer[1] == UInt8(ascii: "2") else {
+        // No ALPN at all means the client assumes HTTP/2 (allowed only when configured); a client
+        // that offered ALPN without h2 never gets here (the selection callback sends a fatal alert).
+        let priorKnowledge = protocolLength == 0 && server.configuration.acceptsClientsWithoutALPN
+        guard priorKnowledge || (protocolLength == 2 && protocolPointer?[0] == UInt8(ascii: "h") && protocolPointer?[1] == UInt8(ascii: "2")) else {
             return HTTP2Error(.alpnRefused, "client did not offer ALPN h2")
         }
         let connection = HTTP2ServerConnection(id: id, peerAddress: SocketAddress.peer(of: fd).description,

@@ -50,7 +50,9 @@ public final class SimulatorServer: Sendable {
         let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
         let configuration = HTTP2ServerConfiguration(
             identity: TLSIdentity(certificateFile: certificates.certificateFile, keyFile: certificates.keyFile),
-            host: host, port: port, maxConcurrentStreams: maxConcurrentStreams, clientCAFile: clientCAFile)
+            host: host, port: port, maxConcurrentStreams: maxConcurrentStreams, clientCAFile: clientCAFile,
+            // APNs speaks HTTP/2 to TLS clients that offer no ALPN (aioapns 2.2 and older Pushy rely on it).
+            acceptsClientsWithoutALPN: true)
         let server = try HTTP2Server.start(
             configuration: configuration,
             onConnection: { connection in
