@@ -102,9 +102,11 @@ final class ChildProcess: Sendable {
     private func startWaiter() {
         let thread = Thread { [self] in
             var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-            // Exit code, or 128 + signal number as shells report a killed program.
-            let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            var result: pid_t
+            repeat { result = waitpid(pid, &raw, 0) } while result == -1 && errno == EINTR
+            // Exit code, or 128 + signal number as shells report a killed program; -1 when
+            // something else in this process reaped it (the status is lost then).
+            let status = result != pid ? -1 : raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
             let waiters = state.withLock { state -> [@Sendable (Int32) -> Void] in
                 state.status = status
                 defer { state.waiters.removeAll() }

@@ -7,7 +7,8 @@ import Darwin
 
 /// What a finished program printed and how it ended.
 public struct ProcessOutput: Sendable {
-    /// The exit code, or 128 + the signal number when a signal killed it.
+    /// The exit code, or 128 + the signal number when a signal killed it (-1 if it was reaped
+    /// by other code in this process and its status is lost).
     public var status: Int32
     /// Everything written to standard output.
     public var stdout: Data
