@@ -11,16 +11,7 @@ struct CLI {
     }
 
     /// The binary beside the test bundle (`swift build --build-tests` builds both).
-    static let binary: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        let fromSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return fromSource.appendingPathComponent(".build/debug/liveline")
-    }()
+    static let binary = URL(fileURLWithPath: BuiltProduct.path("liveline"))
 
     /// Runs `liveline args...` in `directory`, feeding `stdin`, and waits for it to exit (on a
     /// dedicated thread: LivelineTesting's `ProcessRunner`).

@@ -6,16 +6,7 @@ import Testing
 /// Runs the built `liveline simulator` and queries it, as a user would.
 @Suite("liveline simulator (the built binary)")
 struct SimulatorCommandTests {
-    static let binary: String = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/liveline").path
-    }()
+    static let binary = BuiltProduct.path("liveline")
 
     static func run(_ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let output = try await ProcessRunner.run(binary, args)

@@ -12,16 +12,7 @@ enum LivelineBinary {
         var stderr: String
     }
 
-    static let url: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/liveline")
-    }()
+    static let url = URL(fileURLWithPath: BuiltProduct.path("liveline"))
 
     /// Runs the binary on a dedicated thread (LivelineTesting's `ProcessRunner`) and waits for it.
     static func run(_ arguments: [String]) throws -> Result {
