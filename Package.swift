@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore"]),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
     ],

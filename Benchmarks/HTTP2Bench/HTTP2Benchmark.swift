@@ -41,7 +41,7 @@ enum HTTP2Benchmark {
     }
 
     static func run(_ options: Options) async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         defer { pki.remove() }
         let body = Array(payload(size: options.bodySize).utf8)
         let bodyFile = pki.directory.appendingPathComponent("body.json")

@@ -68,6 +68,12 @@ final class EventLoop: @unchecked Sendable {
         _ = epoll_ctl(ep, EPOLL_CTL_ADD, ev, &event)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
+            // TLS writes to a peer that has gone (close_notify after a reset) must fail with
+            // EPIPE, not raise SIGPIPE, whose default action ends the whole process.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
             _ = liveline_set_thread_name(String(name.prefix(15)))
             ready.signal()
@@ -103,11 +109,31 @@ final class EventLoop: @unchecked Sendable {
         if runHere {
             // The loop thread is gone; one lock keeps late callers from running at once.
             afterStopLock.lock()
-            work()
+            Self.withSIGPIPEBlocked(work)
             afterStopLock.unlock()
             return
         }
         if wake && !inLoop { wakeUp() }
+    }
+
+    /// Runs `work` on the calling thread with SIGPIPE blocked (a write to a closed socket then
+    /// fails with EPIPE), discards a SIGPIPE it raised, and restores the thread's signal mask.
+    static func withSIGPIPEBlocked(_ work: () -> Void) {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        work()
+        if sigismember(&previous, SIGPIPE) == 0 {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var immediately = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&pipeSignal, nil, &immediately)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
     }
 
     /// Stops the loop thread after the work already queued. Callable from any thread.

@@ -21,9 +21,9 @@ public final class ServerProcess: Sendable {
     public let logFile: URL
     /// Files to delete on `stop()` (a temp directory for configs), if any.
     private let cleanup: [URL]
-    private let process: Mutex<Process?>
+    private let process: Mutex<ChildProcess?>
 
-    private init(host: String, port: Int, logFile: URL, process: Process, cleanup: [URL]) {
+    private init(host: String, port: Int, logFile: URL, process: ChildProcess, cleanup: [URL]) {
         self.host = host
         self.port = port
         self.logFile = logFile
@@ -74,45 +74,76 @@ public final class ServerProcess: Sendable {
         readyTimeout: Duration = .seconds(10),
         cleanup: [URL] = []
     ) throws -> ServerProcess {
+        let (server, process) = try launch(executable: executable, arguments: arguments, host: host, port: port,
+                                           workingDirectory: workingDirectory, cleanup: cleanup)
+        let deadline = ContinuousClock.now + readyTimeout
+        while true {
+            if let failure = server.readiness(process, deadline: deadline, readyTimeout: readyTimeout) { throw failure }
+            if canConnect(host: host, port: port) { return server }
+            usleep(5_000)  // polling interval between connect attempts, bounded by the deadline
+        }
+    }
+
+    /// `start` for async callers: the same, but waits between connect attempts with `Task.sleep`,
+    /// keeping Swift's cooperative threads free.
+    /// - Throws: as `start`.
+    public static func launch(
+        executable: String,
+        arguments: [String],
+        host: String = "127.0.0.1",
+        port: Int,
+        workingDirectory: URL? = nil,
+        readyTimeout: Duration = .seconds(10),
+        cleanup: [URL] = []
+    ) async throws -> ServerProcess {
+        let (server, process) = try launch(executable: executable, arguments: arguments, host: host, port: port,
+                                           workingDirectory: workingDirectory, cleanup: cleanup)
+        let deadline = ContinuousClock.now + readyTimeout
+        while true {
+            if let failure = server.readiness(process, deadline: deadline, readyTimeout: readyTimeout) { throw failure }
+            if canConnect(host: host, port: port) { return server }
+            try? await Task.sleep(for: .milliseconds(5))  // polling interval, bounded by the deadline
+        }
+    }
+
+    private static func launch(
+        executable: String, arguments: [String], host: String, port: Int, workingDirectory: URL?, cleanup: [URL]
+    ) throws -> (ServerProcess, ChildProcess) {
         let name = URL(fileURLWithPath: executable).lastPathComponent
         let logFile = FileManager.default.temporaryDirectory
             .appendingPathComponent("liveline-\(name)-\(port)-\(UUID().uuidString.prefix(8)).log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log: FileHandle
-        do {
-            log = try FileHandle(forWritingTo: logFile)
-        } catch {
-            throw TestingError("cannot open log file \(logFile.path): \(error)")
+        let log = open(logFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard log >= 0 else {
+            throw TestingError("cannot open log file \(logFile.path): \(String(cString: strerror(errno)))")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
+        defer { close(log) }
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess.spawn(executable, arguments, directory: workingDirectory,
+                                             stdin: null, stdout: log, stderr: log)
         } catch {
-            throw TestingError("cannot start \(executable): \(error)")
+            try? FileManager.default.removeItem(at: logFile)
+            throw error
         }
-        try? log.close()
         let server = ServerProcess(host: host, port: port, logFile: logFile, process: process, cleanup: cleanup + [logFile])
-        let deadline = ContinuousClock.now + readyTimeout
-        while true {
-            if !process.isRunning {
-                let output = server.log()
-                server.stop()
-                throw TestingError("\(name) exited with status \(process.terminationStatus) before accepting connections on \(host):\(port): \(output)")
-            }
-            if canConnect(host: host, port: port) { return server }
-            if ContinuousClock.now >= deadline {
-                let output = server.log()
-                server.stop()
-                throw TestingError("\(name) did not accept connections on \(host):\(port) within \(readyTimeout): \(output)")
-            }
-            usleep(5_000)  // polling interval between connect attempts, bounded by the deadline
+        return (server, process)
+    }
+
+    /// The error to throw when the server exited or the deadline passed, stopping it; else nil.
+    private func readiness(_ process: ChildProcess, deadline: ContinuousClock.Instant, readyTimeout: Duration) -> TestingError? {
+        if let status = process.exitStatus {
+            let output = log()
+            stop()
+            return TestingError("\(process.name) exited with status \(status) before accepting connections on \(host):\(port): \(output)")
         }
+        if ContinuousClock.now >= deadline {
+            let output = log()
+            stop()
+            return TestingError("\(process.name) did not accept connections on \(host):\(port) within \(readyTimeout): \(output)")
+        }
+        return nil
     }
 
     /// The process's output so far (stdout and stderr).
@@ -122,7 +153,7 @@ public final class ServerProcess: Sendable {
 
     /// The process ID, or nil once stopped.
     public var processIdentifier: Int32? {
-        process.withLock { $0?.processIdentifier }
+        process.withLock { $0?.pid }
     }
 
     /// Freezes the process (SIGSTOP): it keeps its sockets but answers nothing, like a hung
@@ -142,20 +173,21 @@ public final class ServerProcess: Sendable {
     }
 
     /// Terminates the process (SIGTERM, then SIGKILL after 2 s), waits for it, deletes its files.
-    /// Safe to call more than once.
+    /// Safe to call more than once. The wait is short: the server exits within milliseconds of
+    /// SIGTERM (it is started with no signal blocked).
     public func stop() {
-        let running = process.withLock { current -> Process? in
+        let running = process.withLock { current -> ChildProcess? in
             defer { current = nil }
             return current
         }
         guard let running else { return }
         if running.isRunning {
-            kill(running.processIdentifier, SIGCONT)
-            running.terminate()
-            let deadline = ContinuousClock.now + .seconds(2)
-            while running.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
-            if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-            running.waitUntilExit()
+            running.send(SIGCONT)
+            running.send(SIGTERM)
+            if running.waitBlocking(timeout: .seconds(2)) == nil {
+                running.send(SIGKILL)
+                _ = running.waitBlocking(timeout: .seconds(60))
+            }
         }
         for url in cleanup { try? FileManager.default.removeItem(at: url) }
     }

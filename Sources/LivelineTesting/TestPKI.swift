@@ -48,7 +48,8 @@ public struct TestPKI: Sendable {
     /// Path of the `openssl` binary used to make the files.
     public static let opensslPath = "/usr/bin/openssl"
 
-    /// Generates a fresh PKI into a new temporary directory.
+    /// Generates a fresh PKI into a new temporary directory, running `openssl` on dedicated
+    /// threads (Swift's cooperative threads stay free).
     /// - Parameters:
     ///   - keyID: the 10-character key ID used in `AuthKey_<keyID>.p8`.
     ///   - teamID: the team ID put in the client certificate.
@@ -58,7 +59,15 @@ public struct TestPKI: Sendable {
         keyID: String = "LLTESTKEY1",
         teamID: String = "LLTEAM0001",
         clientTopic: String = "com.example.liveline"
-    ) throws -> TestPKI {
+    ) async throws -> TestPKI {
+        try await DedicatedThread.run(name: "TestPKI.make") {
+            try makeBlocking(keyID: keyID, teamID: teamID, clientTopic: clientTopic)
+        }
+    }
+
+    /// `make` on the calling thread (blocks it while `openssl` runs).
+    static func makeBlocking(keyID: String = "LLTESTKEY1", teamID: String = "LLTEAM0001",
+                             clientTopic: String = "com.example.liveline") throws -> TestPKI {
         let dir = FileManager.default.temporaryDirectory
             .appendingPathComponent("liveline-pki-\(UUID().uuidString.prefix(8))", isDirectory: true)
         do {
@@ -82,7 +91,7 @@ public struct TestPKI: Sendable {
     public static func shared() throws -> TestPKI {
         try sharedPKI.withLock { cached in
             if let cached { return cached }
-            let made = try make()
+            let made = try makeBlocking()
             cached = made
             atexit {
                 if let directory = TestPKI.sharedPKI.withLock({ $0?.directory }) {
@@ -192,6 +201,6 @@ public struct TestPKI: Sendable {
 
     @discardableResult
     static func openssl(_ arguments: [String]) throws -> Data {
-        try Subprocess.run(opensslPath, arguments)
+        try ProcessRunner.checkedBlocking(opensslPath, arguments)
     }
 }

@@ -153,7 +153,7 @@ import Testing
 
     @Test func anUntrustedServerIsNeverTrusted() async throws {
         let (server, pki) = try Self.start { _, responder in Self.accepted(responder) }
-        let other = try TestPKI.make()
+        let other = try await TestPKI.make()
         defer { other.remove() }
         let client = APNSClient(configuration: APNSConfiguration(
             authentication: try .token(keyFile: pki.authKey.path, keyID: pki.keyID, teamID: pki.teamID),

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTesting
 import Testing
 
 /// Runs the built `liveline` binary and captures what it prints.
@@ -10,42 +11,13 @@ struct CLI {
     }
 
     /// The binary beside the test bundle (`swift build --build-tests` builds both).
-    static let binary: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        let fromSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return fromSource.appendingPathComponent(".build/debug/liveline")
-    }()
+    static let binary = URL(fileURLWithPath: BuiltProduct.path("liveline"))
 
-    /// Runs `liveline args...` in `directory`, feeding `stdin`, and waits for it to exit.
-    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    /// Runs `liveline args...` in `directory`, feeding `stdin`, and waits for it to exit (on a
+    /// dedicated thread: LivelineTesting's `ProcessRunner`).
+    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
+        let output = try await ProcessRunner.run(binary.path, args, stdin: Data((stdin ?? "").utf8), directory: directory)
+        return Result(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 
     /// A fresh temporary directory, removed by the caller.

@@ -4,11 +4,11 @@ import Testing
 @Suite("The liveline command line")
 struct CommandLineTests {
     /// Every command path, found by reading the group help texts, so new commands are covered too.
-    static func allCommands() throws -> [[String]] {
+    static func allCommands() async throws -> [[String]] {
         var found: [[String]] = []
         var queue: [[String]] = [[]]
         while let path = queue.popLast() {
-            let result = try CLI.run(path + ["--help"])
+            let result = try await CLI.run(path + ["--help"])
             guard result.stdout.contains("COMMANDS:") else {
                 found.append(path)
                 continue
@@ -22,11 +22,11 @@ struct CommandLineTests {
     }
 
     @Test("every command has --help that exits 0 with a usage line and its options")
-    func help() throws {
-        let commands = try Self.allCommands()
+    func help() async throws {
+        let commands = try await Self.allCommands()
         #expect(commands.contains(["payload"]) && commands.contains(["lint"]) && commands.contains(["demo"]))
         for command in commands {
-            let result = try CLI.run(command + ["--help"])
+            let result = try await CLI.run(command + ["--help"])
             #expect(result.status == 0, "\(command)")
             #expect(result.stdout.contains("USAGE: liveline \(command.joined(separator: " "))"), "\(command): \(result.stdout)")
             #expect(result.stdout.contains("--help"), "\(command)")
@@ -51,8 +51,8 @@ struct CommandLineTests {
         (["payload", "update", "--alert-loc-arg", "x"], "'--alert-loc-arg' needs '--alert-loc-key'"),
         (["lint"], "expected 1 argument, got none"),
     ])
-    func usageErrors(args: [String], message: String) throws {
-        let result = try CLI.run(args)
+    func usageErrors(args: [String], message: String) async throws {
+        let result = try await CLI.run(args)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.contains("hint: see 'liveline"))
@@ -60,8 +60,8 @@ struct CommandLineTests {
     }
 
     @Test("payload start prints a validated body that parses, and its size on stderr")
-    func payloadStart() throws {
-        let result = try CLI.run(["payload", "start", "--example", "flight", "--alert-title", "LL 1234", "--alert-body", "Tracking", "--input-push-token", "--timestamp", "1764424800"])
+    func payloadStart() async throws {
+        let result = try await CLI.run(["payload", "start", "--example", "flight", "--alert-title", "LL 1234", "--alert-body", "Tracking", "--input-push-token", "--timestamp", "1764424800"])
         #expect(result.status == 0, "\(result.stderr)")
         let body = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let aps = try #require(body?["aps"] as? [String: Any])
@@ -74,28 +74,28 @@ struct CommandLineTests {
     }
 
     @Test("payload errors exit 1 and name the problem")
-    func payloadErrors() throws {
-        let noAlert = try CLI.run(["payload", "start", "--example", "flight"])
+    func payloadErrors() async throws {
+        let noAlert = try await CLI.run(["payload", "start", "--example", "flight"])
         #expect(noAlert.status == 1)
         #expect(noAlert.stderr.contains("needs aps.alert"))
-        let badState = try CLI.run(["payload", "update", "--schema", "FlightAttributes", "--content-state", #"{"status":"late","gate":"C7","boardingTime":786117600,"delayMinutes":0,"isBoarding":false}"#])
+        let badState = try await CLI.run(["payload", "update", "--schema", "FlightAttributes", "--content-state", #"{"status":"late","gate":"C7","boardingTime":786117600,"delayMinutes":0,"isBoarding":false}"#])
         #expect(badState.status == 1)
         #expect(badState.stderr.contains("aps.content-state.status: \"late\" is not one of"))
-        let badJSON = try CLI.run(["payload", "update", "--content-state", "{\"gate\": }"])
+        let badJSON = try await CLI.run(["payload", "update", "--content-state", "{\"gate\": }"])
         #expect(badJSON.status == 1)
         #expect(badJSON.stderr.contains("'--content-state': invalid JSON at line 1, column 10"))
-        let missing = try CLI.run(["payload", "update", "--content-state", "/nonexistent/state.json"])
+        let missing = try await CLI.run(["payload", "update", "--content-state", "/nonexistent/state.json"])
         #expect(missing.stderr.contains("cannot read --content-state file '/nonexistent/state.json': no such file"))
-        let late = try CLI.run(["payload", "end", "--example", "flight", "--timestamp", "1764424800", "--dismissal", "1764450000"])
+        let late = try await CLI.run(["payload", "end", "--example", "flight", "--timestamp", "1764424800", "--dismissal", "1764450000"])
         #expect(late.status == 1)
         #expect(late.stderr.contains("hours after the end"))
-        let long = try CLI.run(["payload", "update", "--example", "flight", "--collapse-id", String(repeating: "c", count: 65)])
+        let long = try await CLI.run(["payload", "update", "--example", "flight", "--collapse-id", String(repeating: "c", count: 65)])
         #expect(long.stderr.contains("apns-collapse-id is 65 bytes; the limit is 64 bytes"))
     }
 
     @Test("payload warnings go to stderr and do not fail the command")
-    func payloadWarnings() throws {
-        let result = try CLI.run(["payload", "update", "--schema", "FlightAttributes", "--stale-date", "-5m", "--content-state",
+    func payloadWarnings() async throws {
+        let result = try await CLI.run(["payload", "update", "--schema", "FlightAttributes", "--stale-date", "-5m", "--content-state",
                                   #"{"status":"delayed","gate":"C7","boardingTime":1764430000,"delayMinutes":5,"isBoarding":false}"#])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: aps.content-state.boardingTime: 1764430000 looks like Unix seconds"))
@@ -103,8 +103,8 @@ struct CommandLineTests {
     }
 
     @Test("--headers prints the request headers before the body")
-    func headers() throws {
-        let result = try CLI.run(["payload", "update", "--example", "flight", "--headers", "--bundle-id", "com.example.flights", "--priority", "5", "--collapse-id", "gate", "--expiration", "0"])
+    func headers() async throws {
+        let result = try await CLI.run(["payload", "update", "--example", "flight", "--headers", "--bundle-id", "com.example.flights", "--priority", "5", "--collapse-id", "gate", "--expiration", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(Array(lines.prefix(7)) == [
@@ -115,10 +115,10 @@ struct CommandLineTests {
     }
 
     @Test("--apns-file writes an Xcode Simulator file with its target bundle")
-    func apnsFile() throws {
+    func apnsFile() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CLI.run(["payload", "update", "--example", "flight", "--apns-file", "com.example.flights"], in: dir)
+        let result = try await CLI.run(["payload", "update", "--example", "flight", "--apns-file", "com.example.flights"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("wrote update.apns"))
         let data = try Data(contentsOf: dir.appendingPathComponent("update.apns"))
@@ -128,74 +128,74 @@ struct CommandLineTests {
     }
 
     @Test("a body file is read and the flags override it")
-    func bodyFile() throws {
+    func bodyFile() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("body.json")
         try Data(#"{"aps":{"timestamp":1764424800,"event":"update","content-state":{"gate":"B12"}},"deepLink":"/f/1"}"#.utf8).write(to: file)
-        let result = try CLI.run(["payload", "update", "--file", file.path, "--content-state", #"{"gate":"C7"}"#])
+        let result = try await CLI.run(["payload", "update", "--file", file.path, "--content-state", #"{"gate":"C7"}"#])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == #"{"aps":{"timestamp":1764424800,"event":"update","content-state":{"gate":"C7"}},"deepLink":"/f/1"}"# + "\n")
     }
 
     @Test("lint prints findings, exits 1 on errors and 0 on warnings only, reads stdin")
-    func lint() throws {
+    func lint() async throws {
         let bad = #"{"aps":{"timestamp":1764424800,"event":"update","content-state":{"status":"delayed","gate":"C7","boarding_time":786117600,"delayMinutes":5,"isBoarding":false}}}"#
-        let result = try CLI.run(["lint", "-", "--schema", "FlightAttributes"], stdin: bad)
+        let result = try await CLI.run(["lint", "-", "--schema", "FlightAttributes"], stdin: bad)
         #expect(result.status == 1)
         #expect(result.stdout.contains("error: aps.content-state.boardingTime: required key \"boardingTime\" is missing, but \"boarding_time\" is there"))
         #expect(result.stdout.contains("-: 1 error, 0 warnings"))
         let warn = #"{"aps":{"event":"update","content-state":{"gate":"C7"}}}"#
-        let warned = try CLI.run(["lint", "-"], stdin: warn)
+        let warned = try await CLI.run(["lint", "-"], stdin: warn)
         #expect(warned.status == 0)
         #expect(warned.stdout.contains("warning: aps.timestamp: missing"))
-        let json = try CLI.run(["lint", "-", "--json"], stdin: warn)
+        let json = try await CLI.run(["lint", "-", "--json"], stdin: warn)
         let list = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]]
         #expect(list?.first?["code"] == "missing-timestamp")
-        let notJSON = try CLI.run(["lint", "-"], stdin: "{nope")
+        let notJSON = try await CLI.run(["lint", "-"], stdin: "{nope")
         #expect(notJSON.status == 1)
         #expect(notJSON.stderr.contains("'-': invalid JSON at line 1, column 2"))
     }
 
     @Test("lint reads a schema file and reports a broken one")
-    func lintSchemaFile() throws {
+    func lintSchemaFile() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let schema = dir.appendingPathComponent("score.json")
         try Data(#"{"name":"ScoreAttributes","contentState":{"home":"int","away":"int","clock":"date"}}"#.utf8).write(to: schema)
         let body = #"{"aps":{"timestamp":1764424800,"event":"update","content-state":{"home":1,"away":"2","clock":1764424800000}}}"#
-        let result = try CLI.run(["lint", "-", "--schema", schema.path], stdin: body)
+        let result = try await CLI.run(["lint", "-", "--schema", schema.path], stdin: body)
         #expect(result.status == 1)
         #expect(result.stdout.contains("error: aps.content-state.away: expected an integer, got string \"2\""))
         #expect(result.stdout.contains("warning: aps.content-state.clock: 1764424800000 looks like Unix milliseconds"))
         let broken = dir.appendingPathComponent("broken.json")
         try Data(#"{"name":"X","contentState":{"a":"integer"}}"#.utf8).write(to: broken)
-        let failed = try CLI.run(["lint", "-", "--schema", broken.path], stdin: body)
+        let failed = try await CLI.run(["lint", "-", "--schema", broken.path], stdin: body)
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("schema file '\(broken.path)': contentState.a: unknown type \"integer\""))
     }
 
     @Test("--ui builds a Voltra push: uiJsonData that decodes back, VoltraAttributes on start")
-    func uiPayload() throws {
+    func uiPayload() async throws {
         let layout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/ui-boarding.json").path
-        let start = try CLI.run(["payload", "start", "--ui", layout, "--alert-title", "Boarding"])
+        let start = try await CLI.run(["payload", "start", "--ui", layout, "--alert-title", "Boarding"])
         #expect(start.status == 0, "\(start.stderr)")
         let aps = try #require((try JSONSerialization.jsonObject(with: Data(start.stdout.utf8)) as? [String: Any])?["aps"] as? [String: Any])
         #expect(aps["attributes-type"] as? String == "VoltraAttributes")
         #expect((aps["attributes"] as? [String: String]) == ["name": "ui-boarding"])
         let ui = try #require((aps["content-state"] as? [String: String])?["uiJsonData"])
-        let decoded = try CLI.run(["ui", "decode", ui])
+        let decoded = try await CLI.run(["ui", "decode", ui])
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(decoded.stdout.contains("lockScreen"))
-        let both = try CLI.run(["payload", "update", "--ui", layout, "--content-state", "{}"])
+        let both = try await CLI.run(["payload", "update", "--ui", layout, "--content-state", "{}"])
         #expect(both.status == 64)
         #expect(both.stderr.contains("give '--ui' or '--content-state', not both"))
     }
 
     @Test("the offline demo prints every push of the story, each within 4096 bytes and lint-clean")
-    func demoOffline() throws {
-        let result = try CLI.run(["demo", "--offline"])
+    func demoOffline() async throws {
+        let result = try await CLI.run(["demo", "--offline"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.components(separatedBy: "== ").count - 1 == 5)
         let sizes = result.stdout.components(separatedBy: "size: ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
@@ -204,8 +204,8 @@ struct CommandLineTests {
     }
 
     @Test("the demo runs the story through the client and the simulator: every push accepted, the bad one dropped on the device")
-    func demoEndToEnd() throws {
-        let result = try CLI.run(["demo"])
+    func demoEndToEnd() async throws {
+        let result = try await CLI.run(["demo"])
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         #expect(out.components(separatedBy: "APNs     accepted").count - 1 == 6)

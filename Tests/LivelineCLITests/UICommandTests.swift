@@ -42,72 +42,72 @@ struct UICommandTests {
     }
 
     @Test("encode prints a string that decode turns back into the same JSON form", arguments: [[], ["--compat"]])
-    func roundTrip(flags: [String]) throws {
+    func roundTrip(flags: [String]) async throws {
         let (dir, path) = try Self.file("layout.json", Self.canonical)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let encoded = try CLI.run(["ui", "encode", path] + flags)
+        let encoded = try await CLI.run(["ui", "encode", path] + flags)
         #expect(encoded.status == 0, "\(encoded.stderr)")
         let string = encoded.stdout.trimmingCharacters(in: .newlines)
         #expect(!string.isEmpty && !string.contains("\n") && Data(base64Encoded: string) != nil)
         let mode = flags.isEmpty ? "compact" : "compatible"
         #expect(encoded.stderr.hasPrefix("\(mode): \(string.utf8.count) of 3345 bytes of base64"), "\(encoded.stderr)")
-        let decoded = try CLI.run(["ui", "decode", string])
+        let decoded = try await CLI.run(["ui", "decode", string])
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(decoded.stderr.isEmpty)
         #expect(try JSONValue.parse(decoded.stdout) == JSONValue.parse(Self.canonical))
         // The same string from a file and from stdin.
         let stringFile = dir.appendingPathComponent("ui.txt")
         try Data((string + "\n").utf8).write(to: stringFile)
-        #expect(try CLI.run(["ui", "decode", stringFile.path]).stdout == decoded.stdout)
-        #expect(try CLI.run(["ui", "decode", "-"], stdin: string).stdout == decoded.stdout)
+        #expect(try await CLI.run(["ui", "decode", stringFile.path]).stdout == decoded.stdout)
+        #expect(try await CLI.run(["ui", "decode", "-"], stdin: string).stdout == decoded.stdout)
     }
 
     @Test("--compat output is byte-identical to Voltra's, from a file and from stdin")
-    func compatMatchesTheSpecVector() throws {
+    func compatMatchesTheSpecVector() async throws {
         let (dir, path) = try Self.file("hello.json", Self.specExamples[0].form)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let fromFile = try CLI.run(["ui", "encode", path, "--compat"])
+        let fromFile = try await CLI.run(["ui", "encode", path, "--compat"])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         #expect(fromFile.stdout == Self.helloBase64 + "\n")
         #expect(fromFile.stderr.contains("compatible: 60 of 3345 bytes of base64 (2%)"))
-        let fromStdin = try CLI.run(["ui", "encode", "-", "--compat"], stdin: Self.specExamples[0].form)
+        let fromStdin = try await CLI.run(["ui", "encode", "-", "--compat"], stdin: Self.specExamples[0].form)
         #expect(fromStdin.stdout == Self.helloBase64 + "\n")
     }
 
     @Test("--json prints the payload v1 JSON", arguments: specExamples.map { ($0.name, $0.form, $0.json) })
-    func json(name: String, form: String, json: String) throws {
+    func json(name: String, form: String, json: String) async throws {
         let (dir, path) = try Self.file("\(name).json", form)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let compat = try CLI.run(["ui", "encode", path, "--compat", "--json"])
+        let compat = try await CLI.run(["ui", "encode", path, "--compat", "--json"])
         #expect(compat.status == 0, "\(compat.stderr)")
         #expect(compat.stdout == json + "\n")
         // Compact mode prints v1 JSON too, and it decodes to the same tree as the reference JSON.
-        let compact = try CLI.run(["ui", "encode", path, "--json"])
+        let compact = try await CLI.run(["ui", "encode", path, "--json"])
         #expect(compact.status == 0, "\(compact.stderr)")
         #expect(try JSONValue.parse(compact.stdout)["v"] == 1)
-        let ours = try CLI.run(["ui", "decode", "-"], stdin: compact.stdout)
-        let theirs = try CLI.run(["ui", "decode", "-"], stdin: json)
+        let ours = try await CLI.run(["ui", "decode", "-"], stdin: compact.stdout)
+        let theirs = try await CLI.run(["ui", "decode", "-"], stdin: json)
         #expect(ours.status == 0 && theirs.status == 0, "\(ours.stderr) \(theirs.stderr)")
         #expect(ours.stdout == theirs.stdout)
         #expect(try JSONValue.parse(theirs.stdout) == JSONValue.parse(form))
     }
 
     @Test("decode --wire prints the v1 JSON; decode reads a whole APNs body")
-    func decodeForms() throws {
-        let wire = try CLI.run(["ui", "decode", Self.helloBase64, "--wire"])
+    func decodeForms() async throws {
+        let wire = try await CLI.run(["ui", "decode", Self.helloBase64, "--wire"])
         #expect(wire.status == 0, "\(wire.stderr)")
         #expect(try JSONValue.parse(wire.stdout) == JSONValue.parse(Self.specExamples[0].json))
         let body = #"{"aps":{"event":"update","content-state":{"uiJsonData":"\#(Self.helloBase64)"}}}"#
-        let fromBody = try CLI.run(["ui", "decode", "-"], stdin: body)
+        let fromBody = try await CLI.run(["ui", "decode", "-"], stdin: body)
         #expect(fromBody.status == 0, "\(fromBody.stderr)")
         #expect(try JSONValue.parse(fromBody.stdout) == JSONValue.parse(Self.specExamples[0].form))
     }
 
     @Test("size prints both modes and the bytes of every region")
-    func size() throws {
+    func size() async throws {
         let (dir, path) = try Self.file("layout.json", Self.canonical)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CLI.run(["ui", "size", path])
+        let result = try await CLI.run(["ui", "size", path])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("compact: ") == true)
@@ -137,28 +137,28 @@ struct UICommandTests {
     }
 
     @Test("errors exit 1 and name the file, the path in the layout, or the regions", arguments: ["encode", "size"])
-    func errors(command: String) throws {
-        let missing = try CLI.run(["ui", command, "/nonexistent/layout.json"])
+    func errors(command: String) async throws {
+        let missing = try await CLI.run(["ui", command, "/nonexistent/layout.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("cannot read layout '/nonexistent/layout.json': no such file"), "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
 
         let (dir, bad) = try Self.file("bad.json", #"{"lockScreen":{"type":"VStack","children":[{"type":"Text","props":{"style":5}}]}}"#)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let malformed = try CLI.run(["ui", command, bad])
+        let malformed = try await CLI.run(["ui", command, bad])
         #expect(malformed.status == 1)
         #expect(malformed.stderr.contains("\(bad): invalid layout at lockScreen.children[0].props.style"), "\(malformed.stderr)")
         #expect(malformed.stderr.contains("got number 5"))
 
         let notJSON = dir.appendingPathComponent("notjson.json")
         try Data("{\"lockScreen\": ".utf8).write(to: notJSON)
-        let broken = try CLI.run(["ui", command, notJSON.path])
+        let broken = try await CLI.run(["ui", command, notJSON.path])
         #expect(broken.status == 1)
         #expect(broken.stderr.contains("\(notJSON.path): layout is not valid JSON"), "\(broken.stderr)")
 
         let big = dir.appendingPathComponent("big.json")
         try Data(Self.overBudgetLayout.utf8).write(to: big)
-        let over = try CLI.run(["ui", command, big.path])
+        let over = try await CLI.run(["ui", command, big.path])
         #expect(over.status == 1)
         #expect(over.stderr.contains("over the budget of 3345 bytes"), "\(over.stderr)")
         #expect(over.stderr.contains("Bytes by region (JSON / brotli alone): ls "), "\(over.stderr)")
@@ -173,8 +173,8 @@ struct UICommandTests {
         ("ixOAeyJ2IjoxLCJscyI6eyJ0IjowLCJjIjoiSGVsbG8sIHdvcmxkISJ9fQM", "padding missing?"),
         (#"{"v":1,"ls":{"t":0,"c":"x"}"#, "uiJsonData does not hold JSON"),
     ])
-    func decodeGarbage(input: String, message: String) throws {
-        let result = try CLI.run(["ui", "decode", "-"], stdin: input)
+    func decodeGarbage(input: String, message: String) async throws {
+        let result = try await CLI.run(["ui", "decode", "-"], stdin: input)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -192,8 +192,8 @@ struct UICommandTests {
         (["bench", "ui", "--seconds", "0"], "'--seconds' must be positive, got 0"),
         (["bench", "ui", "--seconds", "soon"], "'--seconds' must be a finite number, got 'soon'"),
     ])
-    func usageErrors(args: [String], message: String) throws {
-        let result = try CLI.run(args)
+    func usageErrors(args: [String], message: String) async throws {
+        let result = try await CLI.run(args)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.contains("hint: see 'liveline "))
@@ -205,32 +205,32 @@ struct UICommandTests {
         .deletingLastPathComponent().appendingPathComponent("docs/ui-boarding.json").path
 
     @Test("preview draws a layout file and the uiJsonData string made from it the same way")
-    func preview() throws {
+    func preview() async throws {
         // The boarding countdown ends at 2026-01-01T08:30:00Z.
-        let fromFile = try CLI.run(["ui", "preview", Self.boardingLayout, "--now", "2026-01-01T08:25:00Z"])
+        let fromFile = try await CLI.run(["ui", "preview", Self.boardingLayout, "--now", "2026-01-01T08:25:00Z"])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         for part in ["Lock Screen · 08:25", "LIS", "ZRH", "Boards in 05:00", "tint #0B1220", "Dynamic Island · compact",
                      "Gate B12", "Dynamic Island · minimal", "Dynamic Island · expanded", "[sf:airplane]"] {
             #expect(fromFile.stdout.contains(part), "\(part) missing in\n\(fromFile.stdout)")
         }
-        let encoded = try CLI.run(["ui", "encode", Self.boardingLayout])
+        let encoded = try await CLI.run(["ui", "encode", Self.boardingLayout])
         let string = encoded.stdout.trimmingCharacters(in: .newlines)
-        let fromString = try CLI.run(["ui", "preview", string, "--now", "2026-01-01T08:25:00Z"])
+        let fromString = try await CLI.run(["ui", "preview", string, "--now", "2026-01-01T08:25:00Z"])
         #expect(fromString.stdout == fromFile.stdout)
         let body = #"{"aps":{"event":"update","content-state":{"uiJsonData":"\#(string)"}}}"#
-        let fromBody = try CLI.run(["ui", "preview", "-", "--now", "2026-01-01T08:25:00Z"], stdin: body)
+        let fromBody = try await CLI.run(["ui", "preview", "-", "--now", "2026-01-01T08:25:00Z"], stdin: body)
         #expect(fromBody.stdout == fromFile.stdout)
 
-        let later = try CLI.run(["ui", "preview", Self.boardingLayout, "--region", "lock", "--now", "2026-01-01T08:31:00Z",
+        let later = try await CLI.run(["ui", "preview", Self.boardingLayout, "--region", "lock", "--now", "2026-01-01T08:31:00Z",
                                  "--time-zone", "Asia/Tokyo", "--width", "60"])
         #expect(later.status == 0, "\(later.stderr)")
         #expect(later.stdout.contains("Lock Screen · 17:31") && later.stdout.contains("Boarding"))
         #expect(!later.stdout.contains("Boards in") && !later.stdout.contains("Dynamic Island"))
         #expect(later.stdout.split(separator: "\n").allSatisfy { $0.count <= 60 })
-        let island = try CLI.run(["ui", "preview", Self.boardingLayout, "--region", "island"])
+        let island = try await CLI.run(["ui", "preview", Self.boardingLayout, "--region", "island"])
         #expect(island.stdout.contains("Dynamic Island · compact") && !island.stdout.contains("Lock Screen"))
 
-        let html = try CLI.run(["ui", "preview", Self.boardingLayout, "--html", "--now", "2026-01-01T08:25:00Z"])
+        let html = try await CLI.run(["ui", "preview", Self.boardingLayout, "--html", "--now", "2026-01-01T08:25:00Z"])
         #expect(html.status == 0, "\(html.stderr)")
         #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains(">Boards in 05:00<"))
         #expect(html.stdout.contains("background:#0B1220"))
@@ -245,26 +245,26 @@ struct UICommandTests {
         (["ui", "preview", "aGVsbG8="], 1, "uiJsonData is not a brotli stream"),
         (["ui", "preview", "{\"lockScreen\": 5}"], 1, "lockScreen"),
     ])
-    func previewErrors(args: [String], status: Int32, message: String) throws {
-        let result = try CLI.run(args)
+    func previewErrors(args: [String], status: Int32, message: String) async throws {
+        let result = try await CLI.run(args)
         #expect(result.status == status)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
     @Test("preview of a payload with an unknown component draws the rest and warns")
-    func previewUnknown() throws {
+    func previewUnknown() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("wire.json")
         try Data(#"{"v":1,"ls":{"t":11,"c":[{"t":99,"c":"boom"},{"t":0,"c":"kept"}]}}"#.utf8).write(to: file)
-        let result = try CLI.run(["ui", "preview", file.path, "--region", "lock"])
+        let result = try await CLI.run(["ui", "preview", file.path, "--region", "lock"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("kept") && !result.stdout.contains("boom"))
         #expect(result.stderr.contains("warning: ") && result.stderr.contains("unknown component id 99"))
         let nope = dir.appendingPathComponent("nope.json").path
         for command in ["preview", "decode"] {
-            let missing = try CLI.run(["ui", command, nope])
+            let missing = try await CLI.run(["ui", command, nope])
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("cannot read \(command == "preview" ? "layout or uiJsonData" : "uiJsonData") '\(nope)': no such file"),
                     "\(missing.stderr)")
@@ -272,8 +272,8 @@ struct UICommandTests {
     }
 
     @Test("bench ui prints compact/compatible ratios for the flight tracker and the spec examples")
-    func bench() throws {
-        let result = try CLI.run(["bench", "ui", "--seconds", "0.05"])
+    func bench() async throws {
+        let result = try await CLI.run(["bench", "ui", "--seconds", "0.05"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map(String.init)
         for name in ["flight: scheduled", "flight: delayed", "flight: boarding", "spec: hello", "spec: ride"] {

@@ -11,10 +11,10 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
-    @Test func tokenHasTheAPNsShapeAndVerifiesWithOpenSSL() throws {
+    @Test func tokenHasTheAPNsShapeAndVerifiesWithOpenSSL() async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let keyPath = try tool.generateP256()
+        let keyPath = try await tool.generateP256()
         let key = try P256PrivateKey(contentsOfFile: keyPath)
         let token = try JWT.sign(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", issuedAt: Date(timeIntervalSince1970: 1_700_000_000.9), key: key)
         let p = parts(token)
@@ -33,17 +33,17 @@ import Testing
         #expect(signature.count == 64)
 
         // openssl's own verifier accepts it.
-        try tool.must(["pkey", "-in", keyPath, "-pubout", "-out", tool.path("pub.pem")])
+        try await tool.must(["pkey", "-in", keyPath, "-pubout", "-out", tool.path("pub.pem")])
         let input = try tool.write("input", Array("\(p[0]).\(p[1])".utf8))
         let sig = try tool.write("sig.der", derSignature(fromRaw: signature))
-        let ok = try tool.run(["dgst", "-sha256", "-verify", tool.path("pub.pem"), "-signature", sig, input])
+        let ok = try await tool.run(["dgst", "-sha256", "-verify", tool.path("pub.pem"), "-signature", sig, input])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.text.contains("Verified OK"))
 
         // A tampered token does not verify, with openssl or with us.
         let tamperedClaims = Base64URL.encode(Array("{\"iss\":\"DEF123GHIJ\",\"iat\":1700000001}".utf8))
         let tamperedInput = try tool.write("tampered", Array("\(p[0]).\(tamperedClaims)".utf8))
-        let bad = try tool.run(["dgst", "-sha256", "-verify", tool.path("pub.pem"), "-signature", sig, tamperedInput])
+        let bad = try await tool.run(["dgst", "-sha256", "-verify", tool.path("pub.pem"), "-signature", sig, tamperedInput])
         #expect(bad.status != 0)
         let parsed = try JWT(parsing: "\(p[0]).\(tamperedClaims).\(p[2])")
         #expect(throws: JWTError.self) { try parsed.verify(with: key.publicKey) }
@@ -67,14 +67,14 @@ import Testing
     }
 
     /// Apple's command-line recipe signs with `openssl dgst -sha256 -sign`, which writes DER.
-    @Test func acceptsDERSignedTokensLikeApplesShellRecipe() throws {
+    @Test func acceptsDERSignedTokensLikeApplesShellRecipe() async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let keyPath = try tool.generateP256()
+        let keyPath = try await tool.generateP256()
         let header = Base64URL.encode(Array("{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}".utf8))
         let claims = Base64URL.encode(Array("{\"iss\":\"DEF123GHIJ\",\"iat\":1700000000}".utf8))
         let input = try tool.write("input", Array("\(header).\(claims)".utf8))
-        let der = try tool.must(["dgst", "-sha256", "-sign", keyPath, input]).stdout
+        let der = try await tool.must(["dgst", "-sha256", "-sign", keyPath, input]).stdout
         let jwt = try JWT(parsing: "\(header).\(claims).\(Base64URL.encode(der))")
         #expect(jwt.signatureEncoding == .der)
         let key = try P256PrivateKey(contentsOfFile: keyPath)

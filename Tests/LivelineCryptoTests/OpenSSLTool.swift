@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTesting
 
 /// Runs the `openssl` command-line tool: the independent implementation the tests check against.
 struct OpenSSLTool {
@@ -27,38 +28,29 @@ struct OpenSSLTool {
         return p
     }
 
+    /// Runs `openssl` in `directory` on a dedicated thread (LivelineTesting's `ProcessRunner`).
     @discardableResult
-    func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: Array(stdout), stderr: String(decoding: stderr, as: UTF8.self))
+    func run(_ arguments: [String]) async throws -> Output {
+        let result = try await ProcessRunner.run("/usr/bin/openssl", arguments, directory: directory)
+        return Output(status: result.status, stdout: Array(result.stdout), stderr: result.stderrText)
     }
 
     /// Runs and requires exit status 0.
     @discardableResult
-    func must(_ arguments: [String]) throws -> Output {
-        let output = try run(arguments)
+    func must(_ arguments: [String]) async throws -> Output {
+        let output = try await run(arguments)
         guard output.status == 0 else { throw ToolFailure(arguments: arguments, stderr: output.stderr) }
         return output
     }
 
     /// Generates a key with `openssl genpkey` and returns its file path.
-    func generateKey(_ name: String, _ options: [String]) throws -> String {
-        try must(["genpkey"] + options + ["-out", path(name)])
+    func generateKey(_ name: String, _ options: [String]) async throws -> String {
+        try await must(["genpkey"] + options + ["-out", path(name)])
         return path(name)
     }
 
-    func generateP256(_ name: String = "AuthKey_ABC123DEFG.p8") throws -> String {
-        try generateKey(name, ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+    func generateP256(_ name: String = "AuthKey_ABC123DEFG.p8") async throws -> String {
+        try await generateKey(name, ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
     }
 
     struct ToolFailure: Error, CustomStringConvertible {

@@ -3,10 +3,10 @@ import LivelineCrypto
 import Testing
 
 @Suite struct P256PrivateKeyTests {
-    @Test func loadsAnOpenSSLGeneratedKeyAndSignsVerifiably() throws {
+    @Test func loadsAnOpenSSLGeneratedKeyAndSignsVerifiably() async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let keyPath = try tool.generateP256()
+        let keyPath = try await tool.generateP256()
         let key = try P256PrivateKey(contentsOfFile: keyPath)
         let message = Array("liveline".utf8)
         let signature = try key.signature(for: message)
@@ -15,7 +15,7 @@ import Testing
         #expect(!key.publicKey.isValidSignature(signature, for: Array("livelinf".utf8)))
 
         // The public key openssl derives is the one we derive.
-        let pubPEM = try tool.must(["pkey", "-in", keyPath, "-pubout"]).text
+        let pubPEM = try await tool.must(["pkey", "-in", keyPath, "-pubout"]).text
         #expect(try P256PublicKey(pem: pubPEM) == key.publicKey)
         #expect(try P256PublicKey(pem: key.publicKey.pemRepresentation) == key.publicKey)
 
@@ -23,16 +23,16 @@ import Testing
         let sigPath = try tool.write("sig.der", derSignature(fromRaw: signature))
         let dataPath = try tool.write("data", message)
         let pubPath = try tool.write("pub.pem", Array(pubPEM.utf8))
-        let verified = try tool.run(["dgst", "-sha256", "-verify", pubPath, "-signature", sigPath, dataPath])
+        let verified = try await tool.run(["dgst", "-sha256", "-verify", pubPath, "-signature", sigPath, dataPath])
         #expect(verified.status == 0, "\(verified.stderr)")
     }
 
-    @Test func verifiesDERSignaturesMadeByOpenSSL() throws {
+    @Test func verifiesDERSignaturesMadeByOpenSSL() async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let keyPath = try tool.generateP256()
+        let keyPath = try await tool.generateP256()
         let dataPath = try tool.write("data", Array("header.claims".utf8))
-        let der = try tool.must(["dgst", "-sha256", "-sign", keyPath, dataPath]).stdout
+        let der = try await tool.must(["dgst", "-sha256", "-sign", keyPath, dataPath]).stdout
         let key = try P256PrivateKey(contentsOfFile: keyPath)
         #expect(key.publicKey.isValidSignature(der, for: Array("header.claims".utf8)))
         #expect(!key.publicKey.isValidSignature(der, for: Array("header.claimz".utf8)))
@@ -57,7 +57,7 @@ import Testing
     /// A bad key file, how to make it, and what the error must say.
     struct BadKey: Sendable, CustomStringConvertible {
         var name: String
-        var make: @Sendable (OpenSSLTool) throws -> String
+        var make: @Sendable (OpenSSLTool) async throws -> String
         var code: KeyError.Code
         var mentions: [String]
         var description: String { name }
@@ -67,23 +67,23 @@ import Testing
         BadKey(name: "missing file", make: { $0.path("AuthKey_NOPE.p8") }, code: .fileNotFound, mentions: ["does not exist"]),
         BadKey(name: "directory", make: { $0.directory.path }, code: .unreadable, mentions: ["directory"]),
         BadKey(name: "encrypted PKCS#8", make: { tool in
-            let plain = try tool.generateP256("plain.p8")
-            try tool.must(["pkcs8", "-topk8", "-in", plain, "-out", tool.path("enc.p8"), "-v2", "aes-256-cbc", "-passout", "pass:secret"])
+            let plain = try await tool.generateP256("plain.p8")
+            try await tool.must(["pkcs8", "-topk8", "-in", plain, "-out", tool.path("enc.p8"), "-v2", "aes-256-cbc", "-passout", "pass:secret"])
             return tool.path("enc.p8")
         }, code: .encrypted, mentions: ["encrypted"]),
         BadKey(name: "encrypted SEC1", make: { tool in
-            let plain = try tool.generateP256("plain.p8")
-            try tool.must(["ec", "-in", plain, "-out", tool.path("enc.pem"), "-aes256", "-passout", "pass:secret"])
+            let plain = try await tool.generateP256("plain.p8")
+            try await tool.must(["ec", "-in", plain, "-out", tool.path("enc.pem"), "-aes256", "-passout", "pass:secret"])
             return tool.path("enc.pem")
         }, code: .encrypted, mentions: ["encrypted"]),
-        BadKey(name: "RSA key", make: { try $0.generateKey("rsa.p8", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"]) },
+        BadKey(name: "RSA key", make: { try await $0.generateKey("rsa.p8", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"]) },
                code: .notEC, mentions: ["RSA", "P-256"]),
-        BadKey(name: "Ed25519 key", make: { try $0.generateKey("ed.p8", ["-algorithm", "ED25519"]) }, code: .notEC, mentions: ["ED25519"]),
-        BadKey(name: "P-384 key", make: { try $0.generateKey("p384.p8", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]) },
+        BadKey(name: "Ed25519 key", make: { try await $0.generateKey("ed.p8", ["-algorithm", "ED25519"]) }, code: .notEC, mentions: ["ED25519"]),
+        BadKey(name: "P-384 key", make: { try await $0.generateKey("p384.p8", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]) },
                code: .wrongCurve, mentions: ["secp384r1", "P-384", "P-256"]),
         BadKey(name: "public key", make: { tool in
-            let plain = try tool.generateP256("plain.p8")
-            try tool.must(["pkey", "-in", plain, "-pubout", "-out", tool.path("pub.pem")])
+            let plain = try await tool.generateP256("plain.p8")
+            try await tool.must(["pkey", "-in", plain, "-pubout", "-out", tool.path("pub.pem")])
             return tool.path("pub.pem")
         }, code: .wrongKind, mentions: ["public key"]),
         BadKey(name: "garbage", make: { try $0.write("garbage.p8", Array("hello, this is not a key\n".utf8)) }, code: .malformed, mentions: ["BEGIN"]),
@@ -94,10 +94,10 @@ import Testing
     ]
 
     @Test(arguments: badKeys)
-    func badKeyFilesFailWithDistinctErrors(_ bad: BadKey) throws {
+    func badKeyFilesFailWithDistinctErrors(_ bad: BadKey) async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let path = try bad.make(tool)
+        let path = try await bad.make(tool)
         let error = try #require(throws: KeyError.self) { try P256PrivateKey(contentsOfFile: path) }
         #expect(error.code == bad.code, "\(error.message)")
         #expect(error.message.contains(path), "\(error.message)")
@@ -110,15 +110,15 @@ import Testing
         }
     }
 
-    @Test func publicKeyLoaderRefusesAPrivateKeyAndTheWrongCurve() throws {
+    @Test func publicKeyLoaderRefusesAPrivateKeyAndTheWrongCurve() async throws {
         let tool = try OpenSSLTool()
         defer { tool.remove() }
-        let privatePath = try tool.generateP256()
+        let privatePath = try await tool.generateP256()
         #expect(throws: KeyError(.wrongKind, "key file '\(privatePath)' holds a private key where a public key was expected")) {
             try P256PublicKey(contentsOfFile: privatePath)
         }
-        let p384 = try tool.generateKey("p384.pem", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"])
-        try tool.must(["pkey", "-in", p384, "-pubout", "-out", tool.path("p384.pub")])
+        let p384 = try await tool.generateKey("p384.pem", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"])
+        try await tool.must(["pkey", "-in", p384, "-pubout", "-out", tool.path("p384.pub")])
         let error = try #require(throws: KeyError.self) { try P256PublicKey(contentsOfFile: tool.path("p384.pub")) }
         #expect(error.code == .wrongCurve)
     }

@@ -21,7 +21,7 @@ struct HTTP2ConnectionErrorTests {
     @Test("a server certificate from another CA fails verification, naming the CA file")
     func untrustedCA() async throws {
         let pki = try TestPKI.shared()
-        let other = try TestPKI.make()
+        let other = try await TestPKI.make()
         defer { other.remove() }
         let server = try ServerProcess.nghttpd(pki: pki)
         defer { server.stop() }

@@ -14,7 +14,7 @@ struct HTTP2ServerToolTests {
         let bodyFile = pki.directory.appendingPathComponent("h2load-body-\(server.port).json")
         try Data(repeating: UInt8(ascii: "a"), count: 300).write(to: bodyFile)
         defer { try? FileManager.default.removeItem(at: bodyFile) }
-        let output = try runTool("/usr/bin/h2load", ["-n", "4000", "-c", "2", "-m", "50", "-d", bodyFile.path, "https://127.0.0.1:\(server.port)/3/device/abc"])
+        let output = try await runTool("/usr/bin/h2load", ["-n", "4000", "-c", "2", "-m", "50", "-d", bodyFile.path, "https://127.0.0.1:\(server.port)/3/device/abc"])
         #expect(output.status == 0)
         #expect(output.output.contains("requests: 4000 total, 4000 started, 4000 done, 4000 succeeded, 0 failed, 0 errored"), "\(output.output)")
         #expect(output.output.contains("status codes: 4000 2xx"), "\(output.output)")
@@ -26,7 +26,7 @@ struct HTTP2ServerToolTests {
     func alpnHTTP11Refused() async throws {
         let pki = try TestPKI.shared()
         let server = try startServer(pki) { _, responder in responder.respond(status: 200) }
-        let output = try runTool(TestPKI.opensslPath, ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "http/1.1", "-CAfile", pki.caCertificate.path])
+        let output = try await runTool(TestPKI.opensslPath, ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "http/1.1", "-CAfile", pki.caCertificate.path])
         #expect(output.status != 0)
         #expect(output.output.contains("no application protocol"), "\(output.output)")
         #expect(server.acceptedConnections == 0)

@@ -1,77 +1,48 @@
 import Foundation
 import LivelineCore
+import LivelineTesting
 import Testing
 
 /// Runs the built `liveline simulator` and queries it, as a user would.
 @Suite("liveline simulator (the built binary)")
 struct SimulatorCommandTests {
-    static let binary: String = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/liveline").path
-    }()
+    static let binary = BuiltProduct.path("liveline")
 
-    static func run(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    static func run(_ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let output = try await ProcessRunner.run(binary, args)
+        return (output.status, output.stdoutText, output.stderrText)
     }
 
     @Test("runs on port 0, prints its address, CA file and key, answers status|devices|log, stops on SIGTERM")
-    func runAndQuery() throws {
+    func runAndQuery() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: Self.binary)
-        server.arguments = ["simulator", "--port", "0", "--state-dir", dir]
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try RunningProcess.start(Self.binary, ["simulator", "--port", "0", "--state-dir", dir])
         // Never leave the server behind, even when an expectation throws half-way.
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() } }
-        // Read until the "Ready." line: the server is listening once it is printed.
-        var text = ""
-        while !text.contains("Ready.") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        defer { server.send(SIGKILL) }
+        // Wait for the "Ready." line: the server is listening once it is printed.
+        let text = (try? await server.output(containing: "Ready.")) ?? server.standardOutput
         #expect(text.contains("APNs simulator (sandbox) listening on https://127.0.0.1:"))
         #expect(text.contains("CA file: \(dir)/simulator-ca.pem"))
         #expect(text.contains("Generated key: \(dir)/AuthKey_"))
         #expect(FileManager.default.fileExists(atPath: dir + "/simulator.json"))
 
-        let status = try Self.run(["simulator", "status", "--state-dir", dir, "--json"])
+        let status = try await Self.run(["simulator", "status", "--state-dir", dir, "--json"])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(try JSONValue.parse(status.stdout)["environment"] == "sandbox")
-        let readable = try Self.run(["simulator", "status", "--state-dir", dir])
+        let readable = try await Self.run(["simulator", "status", "--state-dir", dir])
         #expect(readable.stdout.contains("pushes: 0 accepted, 0 rejected, 0 dropped on a device"))
-        let devices = try Self.run(["simulator", "devices", "--state-dir", dir])
+        let devices = try await Self.run(["simulator", "devices", "--state-dir", dir])
         #expect(devices.stdout.contains("com.example.liveline"))
-        let log = try Self.run(["simulator", "log", "--state-dir", dir, "--limit", "5", "--json"])
+        let log = try await Self.run(["simulator", "log", "--state-dir", dir, "--limit", "5", "--json"])
         #expect(try JSONValue.parse(log.stdout) == .array([]))
-        let bad = try Self.run(["simulator", "stats", "--state-dir", dir])
+        let bad = try await Self.run(["simulator", "stats", "--state-dir", dir])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("unknown subcommand 'stats'"))
 
-        kill(server.processIdentifier, SIGTERM)
-        server.waitUntilExit()
-        #expect(server.terminationStatus == 0)
-        let after = try Self.run(["simulator", "status", "--state-dir", dir])
+        server.send(SIGTERM)
+        #expect(await server.exitStatus() == 0)
+        let after = try await Self.run(["simulator", "status", "--state-dir", dir])
         #expect(after.status == 1)
         #expect(after.stderr.contains("no running simulator found"))
     }

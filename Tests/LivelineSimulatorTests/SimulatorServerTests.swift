@@ -18,12 +18,18 @@ struct ServedSimulator {
     var app: InstalledAppSnapshot { simulator.devices()[0].apps[0] }
 
     static func start(certificates given: SimulatorCertificates? = nil, clientCAFile: String? = nil,
-                      configure: (inout SimulatorSetup) -> Void = { _ in }) throws -> ServedSimulator {
+                      configure: (inout SimulatorSetup) -> Void = { _ in }) async throws -> ServedSimulator {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-server-\(UUID().uuidString.prefix(8))").path
         let made = try SimulatorSetup.generated(in: dir)
         var setup = made.setup
         configure(&setup)
-        let certificates = try given ?? SimulatorCertificates.prepare(in: dir)
+        // openssl runs synchronously in prepare: keep it off the cooperative threads.
+        let certificates: SimulatorCertificates
+        if let given {
+            certificates = given
+        } else {
+            certificates = try await DedicatedThread.run(name: "certificates") { try SimulatorCertificates.prepare(in: dir) }
+        }
         let server = try SimulatorServer.start(simulator: try setup.makeSimulator(), certificates: certificates, clientCAFile: clientCAFile)
         return ServedSimulator(directory: dir, server: server, keyFile: made.keyFile, keyID: made.keyID, teamID: made.teamID)
     }
@@ -50,7 +56,7 @@ struct ServedSimulator {
 struct SimulatorServerTests {
     @Test("Liveline's APNSClient starts, updates and ends a Live Activity on the simulator")
     func apnsClient() async throws {
-        let served = try ServedSimulator.start()
+        let served = try await ServedSimulator.start()
         let client = APNSClient(configuration: APNSConfiguration(
             authentication: try .token(keyFile: served.keyFile, keyID: served.keyID, teamID: served.teamID),
             environment: .custom(host: "127.0.0.1", port: served.server.port, caFile: served.server.caFile)))
@@ -75,7 +81,7 @@ struct SimulatorServerTests {
 
     @Test("a token connection starts at one stream, opens after a valid push and closes down after a rejection")
     func streams() async throws {
-        let served = try ServedSimulator.start()
+        let served = try await ServedSimulator.start()
         let connection = try await served.connect()
         let jwt = try served.token()
         let ok = try await connection.send(served.alert(token: jwt))
@@ -94,7 +100,7 @@ struct SimulatorServerTests {
 
     @Test("a GOAWAY fault answers Shutdown and closes the connection with the JSON reason as debug data")
     func goAway() async throws {
-        let served = try ServedSimulator.start { $0.faults = [FaultRule(.goAway(.shutdown))] }
+        let served = try await ServedSimulator.start { $0.faults = [FaultRule(.goAway(.shutdown))] }
         let connection = try await served.connect()
         let response = try await connection.send(served.alert(token: try served.token()))
         #expect(response.status == 503)
@@ -105,7 +111,7 @@ struct SimulatorServerTests {
 
     @Test("connection faults over the wire: a lowered stream limit reaches the client; a dropped connection fails the request")
     func connectionFaults() async throws {
-        let served = try ServedSimulator.start { $0.faults = [FaultRule(.lowerStreamLimit(3), limit: 1), FaultRule(.dropConnection, skipFirst: 1)] }
+        let served = try await ServedSimulator.start { $0.faults = [FaultRule(.lowerStreamLimit(3), limit: 1), FaultRule(.dropConnection, skipFirst: 1)] }
         let connection = try await served.connect()
         let jwt = try served.token()
         let first = try await connection.send(served.alert(token: jwt))
@@ -119,7 +125,7 @@ struct SimulatorServerTests {
     @Test("a client certificate selects certificate mode: alerts pass, Live Activities get TopicDisallowed")
     func certificateMode() async throws {
         let pki = try TestPKI.shared()
-        let served = try ServedSimulator.start(
+        let served = try await ServedSimulator.start(
             certificates: SimulatorCertificates(caFile: pki.caCertificate.path, certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path),
             clientCAFile: pki.caCertificate.path)
         #expect(served.app.bundleID == pki.clientTopic)
@@ -137,29 +143,21 @@ struct SimulatorServerTests {
 
     @Test("curl --http2 --cacert pushes and reads the inspection API", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
     func curl() async throws {
-        let served = try ServedSimulator.start()
+        let served = try await ServedSimulator.start()
         let url = "https://127.0.0.1:\(served.server.port)"
-        let push = try Self.run("/usr/bin/curl", ["-s", "--http2", "--cacert", served.server.caFile, "-w", "\n%{http_code} %{http_version}",
+        let push = try await Self.run("/usr/bin/curl", ["-s", "--http2", "--cacert", served.server.caFile, "-w", "\n%{http_code} %{http_version}",
             "-H", "authorization: bearer " + (try served.token()), "-H", "apns-topic: " + served.app.bundleID, "-H", "apns-push-type: alert",
             "-d", #"{"aps":{"alert":"from curl"}}"#, url + "/3/device/" + served.app.deviceToken])
         #expect(push.hasSuffix("200 2"))
-        let status = try Self.run("/usr/bin/curl", ["-s", "--http2", "--cacert", served.server.caFile, url + "/simulator/v1/status"])
+        let status = try await Self.run("/usr/bin/curl", ["-s", "--http2", "--cacert", served.server.caFile, url + "/simulator/v1/status"])
         #expect(try JSONValue.parse(status)["pushes"]?["accepted"] == 1)
         let viaClient = try await SimulatorInspectionClient.fetch("devices", from: .init(host: "127.0.0.1", port: served.server.port, caFile: served.server.caFile))
         #expect(viaClient[0]?["apps"]?[0]?["notifications"] == 1)
         await served.stop()
     }
 
-    static func run(_ tool: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    static func run(_ tool: String, _ args: [String]) async throws -> String {
+        try await ProcessRunner.run(tool, args).stdoutText
     }
 }
 

@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineHTTP2
 import LivelineSimulator
 import Synchronization
+import LivelineTesting
 import Testing
 
 /// Third-party APNs clients, unmodified, pointed at the simulator's host, port and CA file with TLS
@@ -17,7 +18,7 @@ struct ThirdPartyClientTests {
     /// Whether `import <module>` works in Debian's Python; false when the package is not installed.
     static func canImport(_ modules: String) async -> Bool {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        return (try? await ScriptProcess.run(python, ["-c", "import " + modules]))?.status == 0
+        return (try? await ProcessRunner.run(python, ["-c", "import " + modules]))?.status == 0
     }
 
     // Skipped only when `python3 -c "import aioapns"` fails: python3-aioapns is not installed
@@ -25,7 +26,7 @@ struct ThirdPartyClientTests {
     @Test("aioapns: alert accepted, push-to-start starts an activity, snake_case update dropped on the device, bad token rejected",
           .enabled("needs Debian's python3-aioapns") { await ThirdPartyClientTests.canImport("aioapns") })
     func aioapns() async throws {
-        let served = try ServedSimulator.start()
+        let served = try await ServedSimulator.start()
         let script = served.directory + "/aioapns_client.py"
         try Self.aioapnsScript.write(toFile: script, atomically: true, encoding: .utf8)
         let app = served.app
@@ -81,11 +82,11 @@ struct ThirdPartyClientTests {
               return await ThirdPartyClientTests.canImport("httpx, h2")
           })
     func httpx() async throws {
-        let served = try ServedSimulator.start()
-        let run = try await ScriptProcess.run(Self.python, ["-c", Self.httpxScript, served.server.url, served.server.caFile, SimulatorCommandTests.binary,
+        let served = try await ServedSimulator.start()
+        let run = try await ProcessRunner.run(Self.python, ["-c", Self.httpxScript, served.server.url, served.server.caFile, SimulatorCommandTests.binary,
                                                              served.keyFile, served.teamID, served.app.bundleID, served.app.deviceToken])
-        try #require(run.status == 0, "httpx script failed (\(run.status)): \(run.stderr)")
-        let lines = try run.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        try #require(run.status == 0, "httpx script failed (\(run.status)): \(run.stderrText)")
+        let lines = try run.stdoutText.split(separator: "\n").map { try JSONValue.parse(String($0)) }
         try #require(lines.count == 2)
         #expect(lines[0]["status"] == 200)
         #expect(lines[0]["version"] == "HTTP/2")
@@ -120,15 +121,15 @@ struct ThirdPartyClientTests {
     @Test("a TLS client offering no ALPN (HTTP/2 prior knowledge, as aioapns 2.2 connects) gets HTTP/2 from the simulator, not from a default HTTP2Server",
           .enabled(if: FileManager.default.isExecutableFile(atPath: ThirdPartyClientTests.python)), arguments: [true, false])
     func noALPN(simulator: Bool) async throws {
-        let served = try ServedSimulator.start()
+        let served = try await ServedSimulator.start()
         let plain = try HTTP2Server.start(configuration: HTTP2ServerConfiguration(
             identity: TLSIdentity(certificateFile: served.directory + "/simulator-server.pem", keyFile: served.directory + "/simulator-server.key"))) { _, responder in
             responder.respond(status: 200, body: [])
         }
         let port = simulator ? served.server.port : plain.port
-        let run = try await ScriptProcess.run(Self.python, ["-c", Self.priorKnowledgeScript, String(port), served.server.caFile])
+        let run = try await ProcessRunner.run(Self.python, ["-c", Self.priorKnowledgeScript, String(port), served.server.caFile])
         // The server's first frame is its SETTINGS (type 4) when it speaks HTTP/2; nothing when it refuses.
-        #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == (simulator ? "frame 4" : "closed"), "\(run.stderr)")
+        #expect(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == (simulator ? "frame 4" : "closed"), "\(run.stderrText)")
         await plain.stop()
         await served.stop()
     }
@@ -158,9 +159,9 @@ struct ThirdPartyClientTests {
             "bundle": .string(served.app.bundleID),
             "steps": .array(steps.map { .array([.string($0.0), .string($0.1)]) }),
         ]
-        let run = try await ScriptProcess.run(Self.python, [script, String(decoding: config.serialized(), as: UTF8.self)])
-        try #require(run.status == 0, "aioapns script failed (\(run.status)): \(run.stderr)")
-        return try run.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        let run = try await ProcessRunner.run(Self.python, [script, String(decoding: config.serialized(), as: UTF8.self)])
+        try #require(run.status == 0, "aioapns script failed (\(run.status)): \(run.stderrText)")
+        return try run.stdoutText.split(separator: "\n").map { try JSONValue.parse(String($0)) }
     }
 
     /// A Python developer's sender: aioapns as shipped, with two lines that point it at the simulator.
@@ -223,53 +224,4 @@ struct ThirdPartyClientTests {
 
     asyncio.run(main())
     """#
-}
-
-/// Runs a process to completion off Swift's cooperative threads: a dedicated thread blocks on the
-/// pipes and the exit, then resumes the caller's continuation. A process still running after
-/// `timeout` seconds is terminated.
-enum ScriptProcess {
-    /// What a finished process left.
-    struct Result: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30) async throws -> Result {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-            let thread = Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let out = Pipe(), err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                process.standardInput = FileHandle.nullDevice
-                do { try process.run() } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let pid = process.processIdentifier
-                let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-                // stderr is drained on a second thread so a chatty process cannot fill either pipe.
-                let errorText = Mutex<Data>(Data())
-                let errorDone = DispatchSemaphore(value: 0)
-                Thread {
-                    let data = err.fileHandleForReading.readDataToEndOfFile()
-                    errorText.withLock { $0 = data }
-                    errorDone.signal()
-                }.start()
-                let output = out.fileHandleForReading.readDataToEndOfFile()
-                errorDone.wait()
-                process.waitUntilExit()
-                watchdog.cancel()
-                continuation.resume(returning: Result(status: process.terminationStatus,
-                                                      stdout: String(decoding: output, as: UTF8.self),
-                                                      stderr: String(decoding: errorText.withLock { $0 }, as: UTF8.self)))
-            }
-            thread.start()
-        }
-    }
 }

@@ -12,34 +12,12 @@ enum LivelineBinary {
         var stderr: String
     }
 
-    static let url: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("liveline")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/liveline")
-    }()
+    static let url = URL(fileURLWithPath: BuiltProduct.path("liveline"))
 
+    /// Runs the binary on a dedicated thread (LivelineTesting's `ProcessRunner`) and waits for it.
     static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errData = Shared(Data())
-        let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning { usleep(2_000) }  // poll: waitUntilExit spins on Linux
-        while reader.isExecuting || !reader.isFinished { usleep(1_000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        let output = try ProcessRunner.runBlocking(url.path, arguments)
+        return Result(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 }
 

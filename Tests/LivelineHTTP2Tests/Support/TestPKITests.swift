@@ -2,47 +2,38 @@ import Foundation
 import LivelineTesting
 import Testing
 
-/// Runs a tool and returns its exit status and combined output.
-func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs a tool (on a dedicated thread) and returns its exit status and its output, stdout then stderr.
+func runTool(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let result = try await ProcessRunner.run(path, arguments)
+    return (result.status, result.stdoutText + result.stderrText)
 }
 
 @Suite("TestPKI")
 struct TestPKITests {
     @Test("server and client certificates verify against their own CA")
-    func certificatesVerify() throws {
+    func certificatesVerify() async throws {
         let pki = try TestPKI.shared()
         for certificate in [pki.serverCertificate, pki.clientCertificate] {
-            let result = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, certificate.path])
+            let result = try await runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, certificate.path])
             #expect(result.status == 0, "\(result.output)")
         }
-        let host = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", pki.serverCertificate.path])
+        let host = try await runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", pki.serverCertificate.path])
         #expect(host.status == 0, "\(host.output)")
     }
 
     @Test("another PKI's CA does not trust this server certificate")
-    func otherCADoesNotVerify() throws {
+    func otherCADoesNotVerify() async throws {
         let pki = try TestPKI.shared()
-        let other = try TestPKI.make()
+        let other = try await TestPKI.make()
         defer { other.remove() }
-        let result = try runTool(TestPKI.opensslPath, ["verify", "-CAfile", other.caCertificate.path, pki.serverCertificate.path])
+        let result = try await runTool(TestPKI.opensslPath, ["verify", "-CAfile", other.caCertificate.path, pki.serverCertificate.path])
         #expect(result.status != 0)
     }
 
     @Test("client certificate subject carries the topic as UID and the team as OU")
-    func clientSubject() throws {
+    func clientSubject() async throws {
         let pki = try TestPKI.shared()
-        let result = try runTool(TestPKI.opensslPath, ["x509", "-in", pki.clientCertificate.path, "-noout", "-subject", "-nameopt", "RFC2253"])
+        let result = try await runTool(TestPKI.opensslPath, ["x509", "-in", pki.clientCertificate.path, "-noout", "-subject", "-nameopt", "RFC2253"])
         #expect(result.output.contains("UID=\(pki.clientTopic)"))
         #expect(result.output.contains("OU=\(pki.teamID)"))
     }
@@ -53,7 +44,7 @@ struct TestPKITests {
         ("rsaKey", "-----BEGIN PRIVATE KEY-----", "RSA"),
         ("encryptedAuthKey", "-----BEGIN ENCRYPTED PRIVATE KEY-----", ""),
     ])
-    func keyFiles(name: String, header: String, algorithm: String) throws {
+    func keyFiles(name: String, header: String, algorithm: String) async throws {
         let pki = try TestPKI.shared()
         let url: URL = switch name {
         case "authKey": pki.authKey
@@ -64,18 +55,18 @@ struct TestPKITests {
         let text = try String(contentsOf: url, encoding: .utf8)
         #expect(text.hasPrefix(header))
         if !algorithm.isEmpty {
-            let result = try runTool(TestPKI.opensslPath, ["pkey", "-in", url.path, "-noout", "-text"])
+            let result = try await runTool(TestPKI.opensslPath, ["pkey", "-in", url.path, "-noout", "-text"])
             #expect(result.output.contains(algorithm) || (algorithm == "RSA" && result.output.contains("Private-Key: (2048 bit")), "\(result.output.prefix(200))")
         }
         #expect(pki.authKey.lastPathComponent == "AuthKey_\(pki.keyID).p8")
     }
 
     @Test("the encrypted key opens only with its passphrase")
-    func encryptedKey() throws {
+    func encryptedKey() async throws {
         let pki = try TestPKI.shared()
-        let right = try runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:\(pki.encryptedAuthKeyPassphrase)", "-noout"])
+        let right = try await runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:\(pki.encryptedAuthKeyPassphrase)", "-noout"])
         #expect(right.status == 0, "\(right.output)")
-        let wrong = try runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:wrong", "-noout"])
+        let wrong = try await runTool(TestPKI.opensslPath, ["pkey", "-in", pki.encryptedAuthKey.path, "-passin", "pass:wrong", "-noout"])
         #expect(wrong.status != 0)
     }
 }
