@@ -81,7 +81,7 @@ import Testing
         guard case .rejected(let rejection) = result else { Issue.record("\(result)"); return }
         #expect(rejection.reason == .tooManyRequests)
         #expect(rejection.attempts == 3)
-        #expect(server.requestCount == 3)
+        #expect(await server.requestCount(reaching: 3) == 3)
     }
 
     @Test func deadEndReasonsAreSentOnce() async throws {
@@ -94,7 +94,7 @@ import Testing
         await client.shutdown()
         guard case .rejected(let rejection) = result else { Issue.record("\(result)"); return }
         #expect(rejection.attempts == 1)
-        #expect(server.requestCount == 1)
+        #expect(await server.requestCount(reaching: 1) == 1)
     }
 
     /// The provider's first token (iat = T0) is refused as expired; 25 minutes later the client may
@@ -172,7 +172,7 @@ import Testing
         await client.shutdown()
         #expect(count == 200)
         #expect(accepted == 200)
-        #expect(server.requestCount == 200)
+        #expect(await server.requestCount(reaching: 200) == 200)
     }
 
     @Test func broadcastGoesToTheAppPathWithTheChannelHeader() async throws {

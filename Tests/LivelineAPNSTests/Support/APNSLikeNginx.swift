@@ -98,6 +98,18 @@ struct APNSLikeNginx {
         ((try? String(contentsOf: accessLog, encoding: .utf8)) ?? "").split(separator: "\n").count
     }
 
+    /// The logged request count once it reaches `expected`, or what it is after `limit`. nginx writes
+    /// its access log after sending the response, so a client can see the answer before the line.
+    func requestCount(reaching expected: Int, within limit: Duration = .seconds(5)) async -> Int {
+        let deadline = ContinuousClock.now + limit
+        var count = requestCount
+        while count < expected, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+            count = requestCount
+        }
+        return count
+    }
+
     var environment: APNSConfiguration.Environment {
         .custom(host: "127.0.0.1", port: server.port, caFile: pki.caCertificate.path)
     }
