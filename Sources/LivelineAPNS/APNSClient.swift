@@ -96,7 +96,11 @@ public final class APNSClient: Sendable {
 
     /// A device token must be non-empty, even-length hex.
     static func checkDeviceToken(_ token: String) -> APNSClientError? {
-        let isHex = token.utf8.allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
+        var token = token
+        let isHex = token.withUTF8 { bytes in
+            for byte in bytes where !((48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)) { return false }
+            return true
+        }
         if !token.isEmpty, isHex, token.utf8.count % 2 == 0 { return nil }
         let shown = token.isEmpty ? "empty" : "\"\(token.prefix(8))…\" (\(token.utf8.count) characters)"
         return APNSClientError(.invalidDeviceToken, "device token \(shown) is not an even-length hex string")
