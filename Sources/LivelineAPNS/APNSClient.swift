@@ -57,6 +57,9 @@ public final class APNSClient: Sendable {
 
     /// Sends one push to a device token (or a Live Activity push-to-start or update token).
     ///
+    /// Cancelling the calling task does not abort a push already handed to a connection: it
+    /// still ends in a result, bounded by `timeouts.requestDeadline`.
+    ///
     /// - Returns: accepted, rejected (status, reason, 410 timestamp) or failed; never throws.
     public func send(_ request: PushRequest, to deviceToken: String) async -> APNSResult {
         if let problem = Self.checkDeviceToken(deviceToken) { return .failed(problem) }
