@@ -64,11 +64,12 @@ extension APNSClient {
     public func sendAll<S: Sequence & Sendable>(_ pushes: S) -> APNSResultStream where S.Element == (PushRequest, String) {
         let limit = configuration.maxInFlight
         return APNSResultStream {
-            // A few producers (about one per core) take pushes from the shared iterator, validate
-            // them in small batches and hand each batch to the connections together, so a loop
-            // wakes once per batch rather than once per push. Results arrive by callback (on a
-            // connection's loop thread in the common case): no task runs per push.
-            let producers = Swift.min(Swift.max(2, ProcessInfo.processInfo.activeProcessorCount), 4, limit)
+            // Producers (one per connection, at most about one per core) take pushes from the
+            // shared iterator, validate them in small batches and hand each batch to the
+            // connections together, so a loop wakes once per batch rather than once per push.
+            // Results arrive by callback (on a connection's loop thread in the common case): no
+            // task runs per push. One producer per connection leaves the cores to the loops.
+            let producers = Swift.min(self.configuration.connectionCount, Swift.max(2, ProcessInfo.processInfo.activeProcessorCount), 4, limit)
             let channel = BoundedChannel<APNSBulkResult>(capacity: limit, producers: producers)
             let source = SharedIterator(pushes.makeIterator())
             let producer = Task {
