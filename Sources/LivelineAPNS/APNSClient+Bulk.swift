@@ -1,3 +1,4 @@
+import Foundation
 import LivelineCore
 import Synchronization
 
@@ -52,6 +53,9 @@ public struct APNSResultStream: AsyncSequence, Sendable {
 }
 
 extension APNSClient {
+    /// Pushes validated before they are handed to the connections together.
+    static let bulkBatch = 32
+
     /// Sends every `(request, deviceToken)` of `pushes`, with at most `configuration.maxInFlight`
     /// pushes in flight and as many finished results waiting to be read.
     ///
@@ -60,31 +64,71 @@ extension APNSClient {
     public func sendAll<S: Sequence & Sendable>(_ pushes: S) -> APNSResultStream where S.Element == (PushRequest, String) {
         let limit = configuration.maxInFlight
         return APNSResultStream {
-            let channel = BoundedChannel<APNSBulkResult>(capacity: limit)
+            // Producers (one per connection, at most about one per core) take pushes from the
+            // shared iterator, validate them in small batches and hand each batch to the
+            // connections together, so a loop wakes once per batch rather than once per push.
+            // Results arrive by callback (on a connection's loop thread in the common case): no
+            // task runs per push. One producer per connection leaves the cores to the loops.
+            let producers = Swift.min(self.configuration.connectionCount, Swift.max(2, ProcessInfo.processInfo.activeProcessorCount), 4, limit)
+            let channel = BoundedChannel<APNSBulkResult>(capacity: limit, producers: producers)
             let source = SharedIterator(pushes.makeIterator())
-            // A fixed set of workers, each taking the next push when its last one is done: at most
-            // `limit` pushes in flight, and no task per push.
             let producer = Task {
                 await withDiscardingTaskGroup { group in
-                    for _ in 0..<limit {
-                        group.addTask {
-                            while !Task.isCancelled, let (index, (request, token)) = source.next() {
-                                let result = await self.send(request, to: token)
-                                await channel.send(APNSBulkResult(index: index, deviceToken: token, result: result))
-                            }
-                        }
+                    for _ in 0..<producers {
+                        group.addTask { await self.produce(from: source, into: channel) }
                     }
                 }
-                channel.finish()
             }
             return (channel, producer)
         }
     }
+
+    /// One bulk producer: admit, validate and batch pushes until the source ends or the consumer leaves.
+    func produce<Base: IteratorProtocol>(from source: SharedIterator<Base>, into channel: BoundedChannel<APNSBulkResult>) async
+    where Base.Element == (PushRequest, String) {
+        var batch: [(index: Int, token: String, wire: WireRequest)] = []
+        batch.reserveCapacity(Self.bulkBatch)
+        func flush() {
+            for item in batch {
+                let (position, token) = (item.index, item.token)
+                submit(item.wire, on: devicePool, idHeader: "apns-id") { result in
+                    channel.deliver(APNSBulkResult(index: position, deviceToken: token, result: result))
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        while !Task.isCancelled {
+            switch channel.tryAdmit() {
+            case .admitted: break
+            case .finished: batch.removeAll()
+            case .full:
+                flush()
+                _ = await channel.admit()
+            }
+            if channel.isFinished {
+                batch.removeAll()
+                break
+            }
+            guard let (position, (request, token)) = source.next() else {
+                channel.deliverNothing()
+                break
+            }
+            switch prepare(request, to: token) {
+            case .success(let wire):
+                batch.append((position, token, wire))
+                if batch.count >= Self.bulkBatch { flush() }
+            case .failure(let problem):
+                channel.deliver(APNSBulkResult(index: position, deviceToken: token, result: .failed(problem)))
+            }
+        }
+        flush()
+        channel.close()
+    }
 }
 
-/// An iterator shared by the bulk-send workers.
+/// An iterator shared by the bulk-send producers.
 ///
-/// Thread confinement: `iterator` and `index` are only touched inside `lock`, so one worker at a
+/// Thread confinement: `iterator` and `index` are only touched inside `lock`, so one producer at a
 /// time advances it; hence `@unchecked Sendable`.
 final class SharedIterator<Base: IteratorProtocol>: @unchecked Sendable {
     private var iterator: Base

@@ -57,6 +57,9 @@ public final class APNSClient: Sendable {
 
     /// Sends one push to a device token (or a Live Activity push-to-start or update token).
     ///
+    /// Cancelling the calling task does not abort a push already handed to a connection: it
+    /// still ends in a result, bounded by `timeouts.requestDeadline`.
+    ///
     /// - Returns: accepted, rejected (status, reason, 410 timestamp) or failed; never throws.
     public func send(_ request: PushRequest, to deviceToken: String) async -> APNSResult {
         if let problem = Self.checkDeviceToken(deviceToken) { return .failed(problem) }
@@ -68,12 +71,39 @@ public final class APNSClient: Sendable {
             return .failed(APNSClientError(.invalidRequest, error.message))
         }
         let wire = WireRequest(method: "POST", path: "/3/device/\(deviceToken)", headers: request.headers, body: body)
-        return await perform(wire, on: devicePool, idHeader: "apns-id")
+        return await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
+            submit(wire, on: devicePool, idHeader: "apns-id") { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Validates and sends one push, calling `completion` once with its verdict (see `submit`).
+    func send(_ request: PushRequest, to deviceToken: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+        switch prepare(request, to: deviceToken) {
+        case .success(let wire): submit(wire, on: devicePool, idHeader: "apns-id", completion: completion)
+        case .failure(let problem): completion(.failed(problem))
+        }
+    }
+
+    /// The checked wire request for one device push, or why it cannot be sent.
+    func prepare(_ request: PushRequest, to deviceToken: String) -> Result<WireRequest, APNSClientError> {
+        if let problem = Self.checkDeviceToken(deviceToken) { return .failure(problem) }
+        if let problem = checkAuthentication(for: request.pushType) { return .failure(problem) }
+        let body: [UInt8]
+        do {
+            body = try request.validate(for: .device)
+        } catch {
+            return .failure(APNSClientError(.invalidRequest, error.message))
+        }
+        return .success(WireRequest(method: "POST", path: "/3/device/" + deviceToken, headers: request.headers, body: body))
     }
 
     /// A device token must be non-empty, even-length hex.
     static func checkDeviceToken(_ token: String) -> APNSClientError? {
-        let isHex = token.utf8.allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
+        var token = token
+        let isHex = token.withUTF8 { bytes in
+            for byte in bytes where !((48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)) { return false }
+            return true
+        }
         if !token.isEmpty, isHex, token.utf8.count % 2 == 0 { return nil }
         let shown = token.isEmpty ? "empty" : "\"\(token.prefix(8))…\" (\(token.utf8.count) characters)"
         return APNSClientError(.invalidDeviceToken, "device token \(shown) is not an even-length hex string")
@@ -88,74 +118,162 @@ public final class APNSClient: Sendable {
 
     // MARK: - The retry loop
 
+    /// Where a push stands in the retry loop: attempts made and retry budgets spent.
+    struct RetryState: Sendable {
+        var attempts = 0
+        var retried = 0
+        var resent = 0
+        var renewed = false
+    }
+
+    /// What to do after one attempt.
+    enum Next: Sendable {
+        case done(APNSResult)
+        case again(after: Duration?)
+    }
+
     /// Sends `base` with authorization, retrying per the reason table, until a verdict or a failure.
     func perform(_ base: WireRequest, on pool: ConnectionPool, idHeader: String, capture: CapturedResponse? = nil) async -> APNSResult {
         guard enter() else { return .failed(APNSClientError(.shutdown, "the client is shut down; the push was not sent")) }
         defer { leave() }
+        var state = RetryState()
+        return await retryLoop(base, on: pool, idHeader: idHeader, capture: capture, state: &state, delay: nil)
+    }
+
+    /// Sends `base` and calls `completion` once with its verdict (on a connection's loop thread
+    /// or a task; it must not block).
+    ///
+    /// The common case costs no task: a trusted connection that is ready now takes the request
+    /// and its response is judged in the completion callback. A push that must wait (for a
+    /// connection, the one-stream gate) or be retried continues in the async retry loop.
+    func submit(_ base: WireRequest, on pool: ConnectionPool, idHeader: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+        guard enter() else {
+            completion(.failed(APNSClientError(.shutdown, "the client is shut down; the push was not sent")))
+            return
+        }
+        guard let connection = pool.leaseReady(), connection.isOpen else {
+            Task {
+                var state = RetryState()
+                let result = await self.retryLoop(base, on: pool, idHeader: idHeader, capture: nil, state: &state, delay: nil)
+                self.leave()
+                completion(result)
+            }
+            return
+        }
+        var request = base
+        var token: APNSTokenProvider.Token?
+        if let provider = configuration.authentication.tokenProvider {
+            do { token = try provider.current() } catch {
+                leave()
+                completion(.failed(error))
+                return
+            }
+            request.headers.append(("authorization", token!.authorization))
+        }
+        let first = RetryState(attempts: 1)
+        connection.send(request, timeout: configuration.timeouts.requestDeadline) { [self, token] outcome in
+            var state = first
+            switch decide(outcome, token: token, connection: connection, pool: pool, idHeader: idHeader, capture: nil, state: &state) {
+            case .done(let result):
+                leave()
+                completion(result)
+            case .again(let delay):
+                Task {
+                    var state = state
+                    let result = await self.retryLoop(base, on: pool, idHeader: idHeader, capture: nil, state: &state, delay: delay)
+                    self.leave()
+                    completion(result)
+                }
+            }
+        }
+    }
+
+    /// The retry loop from `state`, first waiting `delay` when given.
+    func retryLoop(_ base: WireRequest, on pool: ConnectionPool, idHeader: String, capture: CapturedResponse?, state: inout RetryState, delay: Duration?) async -> APNSResult {
         let retries = configuration.retries
         let provider = configuration.authentication.tokenProvider
-        var attempts = 0, retried = 0, resent = 0, renewed = false
+        var delay = delay
         while true {
+            if let wait = delay { try? await Task.sleep(for: wait) }
+            delay = nil
             var request = base
             var token: APNSTokenProvider.Token?
             if let provider {
                 do { token = try provider.current() } catch { return .failed(error) }
                 request.headers.append(("authorization", token!.authorization))
             }
-            attempts += 1
+            state.attempts += 1
             let connection: PooledConnection
             do {
                 connection = try await pool.lease()
             } catch {
-                if error.kind == .connectTransient, retried < retries.maxRetries {
-                    retried += 1
-                    try? await Task.sleep(for: max(pool.reconnectDelay, .milliseconds(10)))
+                if error.kind == .connectTransient, state.retried < retries.maxRetries {
+                    state.retried += 1
+                    delay = max(pool.reconnectDelay, .milliseconds(10))
                     continue
                 }
                 let code: APNSClientError.Code = error.kind == .closed ? .shutdown : .connectFailed
                 return .failed(APNSClientError(code, "cannot connect to \(pool.endpoint): \(error.message)"))
             }
-            let response: WireResponse
+            let outcome: Result<WireResponse, WireError>
             do {
-                response = try await connection.send(request, timeout: configuration.timeouts.requestDeadline)
+                outcome = .success(try await connection.send(request, timeout: configuration.timeouts.requestDeadline))
             } catch {
-                switch error.kind {
-                case .notProcessed where resent < retries.maxResends:
-                    resent += 1
-                    continue
-                case .lost where retried < retries.maxRetries, .connectTransient where retried < retries.maxRetries:
-                    try? await Task.sleep(for: retries.backoff.delay(attempt: retried))
-                    retried += 1
-                    continue
-                case .deadline:
-                    return .failed(APNSClientError(.deadlineExceeded, "no response from \(pool.endpoint) within \(configuration.timeouts.requestDeadline) (attempt \(attempts))"))
-                case .closed:
-                    return .failed(APNSClientError(.shutdown, "the client shut down before a response arrived"))
-                default:
-                    return .failed(APNSClientError(.connectionLost, "\(error.message) (after \(attempts) attempt\(attempts == 1 ? "" : "s"))"))
-                }
+                outcome = .failure(error)
             }
-            capture?.store(response)
-            let result = APNSResult.parse(status: response.status, headers: response.headers, body: response.body, attempts: attempts, idHeader: idHeader)
-            guard case .rejected(let rejection) = result else { return result }
-            switch rejection.policy {
-            case .backoff, .slowTokenUpdates:
-                guard retried < retries.maxRetries else { return result }
-                try? await Task.sleep(for: retries.backoff.delay(attempt: retried))
-                retried += 1
-            case .renewToken:
-                guard !renewed, let provider, let token else { return result }
-                renewed = true
-                do {
-                    guard try provider.renew(after: token) != nil else { return result }
-                } catch { return .failed(error) }
-            case .newConnection:
-                guard retried < retries.maxRetries else { return result }
-                connection.retire()
-                retried += 1
+            switch decide(outcome, token: token, connection: connection, pool: pool, idHeader: idHeader, capture: capture, state: &state) {
+            case .done(let result): return result
+            case .again(let wait): delay = wait
+            }
+        }
+    }
+
+    /// Judges one attempt: a verdict, or another attempt (after a delay) per the retry policy.
+    func decide(_ outcome: Result<WireResponse, WireError>, token: APNSTokenProvider.Token?, connection: PooledConnection, pool: ConnectionPool,
+                idHeader: String, capture: CapturedResponse?, state: inout RetryState) -> Next {
+        let retries = configuration.retries
+        let response: WireResponse
+        switch outcome {
+        case .success(let r):
+            response = r
+        case .failure(let error):
+            switch error.kind {
+            case .notProcessed where state.resent < retries.maxResends:
+                state.resent += 1
+                return .again(after: nil)
+            case .lost where state.retried < retries.maxRetries, .connectTransient where state.retried < retries.maxRetries:
+                defer { state.retried += 1 }
+                return .again(after: retries.backoff.delay(attempt: state.retried))
+            case .deadline:
+                return .done(.failed(APNSClientError(.deadlineExceeded, "no response from \(pool.endpoint) within \(configuration.timeouts.requestDeadline) (attempt \(state.attempts))")))
+            case .closed:
+                return .done(.failed(APNSClientError(.shutdown, "the client shut down before a response arrived")))
             default:
-                return result
+                return .done(.failed(APNSClientError(.connectionLost, "\(error.message) (after \(state.attempts) attempt\(state.attempts == 1 ? "" : "s"))")))
             }
+        }
+        capture?.store(response)
+        let result = APNSResult.parse(status: response.status, headers: response.headers, body: response.body, attempts: state.attempts, idHeader: idHeader)
+        guard case .rejected(let rejection) = result else { return .done(result) }
+        switch rejection.policy {
+        case .backoff, .slowTokenUpdates:
+            guard state.retried < retries.maxRetries else { return .done(result) }
+            defer { state.retried += 1 }
+            return .again(after: retries.backoff.delay(attempt: state.retried))
+        case .renewToken:
+            guard !state.renewed, let provider = configuration.authentication.tokenProvider, let token else { return .done(result) }
+            state.renewed = true
+            do {
+                guard try provider.renew(after: token) != nil else { return .done(result) }
+            } catch { return .done(.failed(error)) }
+            return .again(after: nil)
+        case .newConnection:
+            guard state.retried < retries.maxRetries else { return .done(result) }
+            connection.retire()
+            state.retried += 1
+            return .again(after: nil)
+        default:
+            return .done(result)
         }
     }
 

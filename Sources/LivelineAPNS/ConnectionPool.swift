@@ -6,7 +6,8 @@ import Synchronization
 final class PooledConnection: Sendable {
     let connection: any PushConnection
     private let gate: AsyncLimiter?
-    private let state: Mutex<(inFlight: Int, retired: Bool)>
+    private let load = Atomic<Int>(0)
+    private let retired = Atomic<Bool>(false)
     private let opened: Atomic<Bool>
 
     init(_ connection: any PushConnection, startGated: Bool) {
@@ -15,19 +16,29 @@ final class PooledConnection: Sendable {
         // window before a token connection is trusted, when APNs allows a single stream.
         gate = startGated ? AsyncLimiter(limit: 1) : nil
         opened = Atomic(!startGated)
-        state = Mutex((0, false))
     }
 
-    var inFlight: Int { state.withLock { $0.inFlight } }
-    var isUsable: Bool { connection.isUsable && !state.withLock { $0.retired } }
+    var inFlight: Int { load.load(ordering: .relaxed) }
+    var isUsable: Bool { connection.isUsable && !retired.load(ordering: .acquiring) }
+    /// Past the one-stream gate (or never gated): requests go straight to the transport.
+    var isOpen: Bool { opened.load(ordering: .acquiring) }
 
     /// Stops taking requests (APNs said the connection is finished).
-    func retire() { state.withLock { $0.retired = true } }
+    func retire() { retired.store(true, ordering: .releasing) }
+
+    /// Sends on an open connection (`isOpen`), calling `completion` once; it must not block.
+    func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
+        load.add(1, ordering: .relaxed)
+        connection.send(request, timeout: timeout) { [self] outcome in
+            load.subtract(1, ordering: .relaxed)
+            completion(outcome)
+        }
+    }
 
     /// Sends, through the gate while the connection is not yet trusted.
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
-        state.withLock { $0.inFlight += 1 }
-        defer { state.withLock { $0.inFlight -= 1 } }
+        load.add(1, ordering: .relaxed)
+        defer { load.subtract(1, ordering: .relaxed) }
         guard let gate, !opened.load(ordering: .acquiring) else {
             return try await connection.send(request, timeout: timeout)
         }
@@ -83,52 +94,28 @@ final class ConnectionPool: Sendable {
         state = Mutex(State(slots: Array(repeating: .empty(failures: 0, retryAt: nil), count: max(1, size))))
     }
 
+    /// A usable connection ready now, without waiting; nil when none is (then use `lease`).
+    /// It changes no slot: empty, failed or retired ones are left to `lease`.
+    func leaseReady() -> PooledConnection? {
+        state.withLock { s -> PooledConnection? in
+            if s.closed { return nil }
+            var best: PooledConnection?
+            var bestLoad = Int.max
+            let count = s.slots.count
+            s.next = (s.next + 1) % count
+            for offset in 0..<count {
+                guard case .ready(let c) = s.slots[(s.next + offset) % count], c.isUsable else { return nil }
+                let load = c.inFlight
+                if load < bestLoad { best = c; bestLoad = load }
+            }
+            return best
+        }
+    }
+
     /// A usable connection: the least loaded ready one, opening empty slots as it goes.
     func lease() async throws(WireError) -> PooledConnection {
         while true {
-            var retired: [PooledConnection] = []
-            let step = state.withLock { s -> Step in
-                if s.closed { return .fail(WireError(kind: .closed, message: "the client is shut down")) }
-                let now = ContinuousClock.now
-                var best: PooledConnection?
-                var bestLoad = Int.max
-                var connecting: Task<PooledConnection, any Error>?
-                var earliestRetry: ContinuousClock.Instant?
-                let count = s.slots.count
-                // Start at a rotating index so equal loads spread over the connections.
-                s.next = (s.next + 1) % count
-                for offset in 0..<count {
-                    let i = (s.next + offset) % count
-                    switch s.slots[i] {
-                    case .ready(let c):
-                        if c.isUsable {
-                            let load = c.inFlight
-                            if load < bestLoad { best = c; bestLoad = load }
-                        } else {
-                            retired.append(c)
-                            s.slots[i] = .empty(failures: 0, retryAt: nil)
-                            startConnecting(i, &s)
-                        }
-                    case .empty(_, let retryAt):
-                        if let retryAt, retryAt > now {
-                            earliestRetry = min(earliestRetry ?? retryAt, retryAt)
-                        } else {
-                            startConnecting(i, &s)
-                        }
-                    case .connecting:
-                        break
-                    }
-                    if connecting == nil, case .connecting(let task, _) = s.slots[i] { connecting = task }
-                }
-                if let best { return .use(best) }
-                if let connecting { return .wait(connecting) }
-                return .sleep(earliestRetry ?? now + .milliseconds(10))
-            }
-            for c in retired {
-                let grace = timeouts.shutdownGrace
-                Task { await c.connection.close(grace: grace) }
-            }
-            switch step {
+            switch nextStep() {
             case .use(let connection): return connection
             case .fail(let error): throw error
             case .sleep(let instant): try? await Task.sleep(until: instant, clock: .continuous)
@@ -142,6 +129,53 @@ final class ConnectionPool: Sendable {
                 }
             }
         }
+    }
+
+    /// One look at the slots: use, wait for or schedule a connection (retired ones are closed).
+    private func nextStep() -> Step {
+        var retired: [PooledConnection] = []
+        let step = state.withLock { s -> Step in
+            if s.closed { return .fail(WireError(kind: .closed, message: "the client is shut down")) }
+            let now = ContinuousClock.now
+            var best: PooledConnection?
+            var bestLoad = Int.max
+            var connecting: Task<PooledConnection, any Error>?
+            var earliestRetry: ContinuousClock.Instant?
+            let count = s.slots.count
+            // Start at a rotating index so equal loads spread over the connections.
+            s.next = (s.next + 1) % count
+            for offset in 0..<count {
+                let i = (s.next + offset) % count
+                switch s.slots[i] {
+                case .ready(let c):
+                    if c.isUsable {
+                        let load = c.inFlight
+                        if load < bestLoad { best = c; bestLoad = load }
+                    } else {
+                        retired.append(c)
+                        s.slots[i] = .empty(failures: 0, retryAt: nil)
+                        startConnecting(i, &s)
+                    }
+                case .empty(_, let retryAt):
+                    if let retryAt, retryAt > now {
+                        earliestRetry = min(earliestRetry ?? retryAt, retryAt)
+                    } else {
+                        startConnecting(i, &s)
+                    }
+                case .connecting:
+                    break
+                }
+                if connecting == nil, case .connecting(let task, _) = s.slots[i] { connecting = task }
+            }
+            if let best { return .use(best) }
+            if let connecting { return .wait(connecting) }
+            return .sleep(earliestRetry ?? now + .milliseconds(10))
+        }
+        for c in retired {
+            let grace = timeouts.shutdownGrace
+            Task { await c.connection.close(grace: grace) }
+        }
+        return step
     }
 
     private func startConnecting(_ index: Int, _ s: inout State) {

@@ -35,15 +35,32 @@ final class HTTP2PushConnection: PushConnection {
             let response = try await connection.send(http)
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
         } catch {
-            // Transport messages name the path; a device token may appear only as a prefix.
-            let message = Self.redacted(error.message, path: request.path)
-            if error.isRetryable { throw WireError(kind: .notProcessed, message: message) }
-            switch error.code {
-            case .timeout: throw WireError(kind: .deadline, message: message)
-            case .closed, .cancelled: throw WireError(kind: .closed, message: message)
-            case .invalidArgument: throw WireError(kind: .connectPermanent, message: message)
-            default: throw WireError(kind: .lost, message: message)
+            throw Self.wireError(error, path: request.path)
+        }
+    }
+
+    /// The callback path: no task and no cancellation handler per request.
+    func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
+        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout)
+        connection.send(http) { result in
+            switch result {
+            case .success(let response):
+                completion(.success(WireResponse(status: response.status, headers: response.headers.fields, body: response.body)))
+            case .failure(let error):
+                completion(.failure(Self.wireError(error, path: http.path)))
             }
+        }
+    }
+
+    static func wireError(_ error: HTTP2Error, path: String) -> WireError {
+        // Transport messages name the path; a device token may appear only as a prefix.
+        let message = Self.redacted(error.message, path: path)
+        if error.isRetryable { return WireError(kind: .notProcessed, message: message) }
+        switch error.code {
+        case .timeout: return WireError(kind: .deadline, message: message)
+        case .closed, .cancelled: return WireError(kind: .closed, message: message)
+        case .invalidArgument: return WireError(kind: .connectPermanent, message: message)
+        default: return WireError(kind: .lost, message: message)
         }
     }
 

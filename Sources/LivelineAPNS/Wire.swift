@@ -58,10 +58,25 @@ struct WireError: Error, Sendable {
 protocol PushConnection: AnyObject, Sendable {
     /// Sends and waits for the complete response or `timeout`.
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse
+    /// Sends and calls `completion` once with the response or failure; it must not block.
+    func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void)
     /// False once GOAWAY arrived, the socket broke or `close` began: take no new requests.
     var isUsable: Bool { get }
     /// Closes after in-flight requests finish or `grace` passes.
     func close(grace: Duration) async
+}
+
+extension PushConnection {
+    /// The callback form through the async one (a task per request; transports override it).
+    func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
+        Task {
+            do throws(WireError) {
+                completion(.success(try await send(request, timeout: timeout)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
 }
 
 /// Opens connections.

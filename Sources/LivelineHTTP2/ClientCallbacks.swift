@@ -29,6 +29,7 @@ enum ClientCallbacks {
             return 0
         }
         if nameLength > 0 && name[0] == UInt8(ascii: ":") { return 0 }
+        if request.headers.isEmpty { request.headers.reserveCapacity(8) }
         request.headers.append((
             name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
             value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))

@@ -66,6 +66,10 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
         guard let ssl = SSL_new(context.context) else { return false }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
+        // Read whole socket buffers, not a 5-byte record header and then the record: without
+        // read-ahead every small TLS record costs two read(2) calls.
+        SSL_set_read_ahead(ssl, 1)
+        SSL_set_default_read_buffer_len(ssl, 64 * 1024)
         if isServer { SSL_set_accept_state(ssl) } else { SSL_set_connect_state(ssl) }
         return true
     }

@@ -61,6 +61,15 @@ enum BenchClientCommand: LivelineCommand {
         Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
             inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
 
+        // What validation and serialization (LivelineCore) cost per push on one thread, to tell
+        // them from the client's own cost.
+        let ring = try UpdateSequence(count: Swift.min(count, 1000), bundleID: "com.example.flights").ring
+        let validateStart = ContinuousClock.now
+        var bytes = 0
+        for index in 0..<count { bytes &+= try ring[index % ring.count].0.validate(for: .device).count }
+        let validateMicros = (ContinuousClock.now - validateStart).seconds / Double(count) * 1e6
+        Console.out(String(format: "PushRequest.validate (serialize + checks), one thread: %.1f µs/push (%d bytes)", validateMicros, bytes / count))
+
         let key = try P256PrivateKey.generate()
         Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   µs/push  peak RSS MB  failed")
         for connections in connectionCounts {
