@@ -38,13 +38,12 @@ enum BenchSimulatorCommand: LivelineCommand {
             throw CLIError(message: "\(tool) is not an executable (install nghttp2-client and nginx-light, or pass --h2load/--nginx)")
         }
 
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString.prefix(8))").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let certificates: SimulatorCertificates
+        let workspace = try BenchWorkspace()
+        defer { workspace.remove() }
+        let dir = workspace.directory.path
         let made: (setup: SimulatorSetup, keyFile: String, keyID: String, teamID: String)
         let token: String
         do {
-            certificates = try SimulatorCertificates.prepare(in: dir)
             made = try SimulatorSetup.generated(in: dir)
             token = try SimulatorSetup.providerToken(keyFile: made.keyFile, keyID: made.keyID, teamID: made.teamID)
         } catch {
@@ -56,15 +55,13 @@ enum BenchSimulatorCommand: LivelineCommand {
         // APNs rule "one stream until the first valid push" would count as failures; it is off here.
         setup.configuration.restrictedConcurrentStreams = max(streams, 100)
         let simulator = try setup.makeSimulator()
-        let server = try SimulatorServer.start(simulator: simulator, certificates: certificates, maxConcurrentStreams: max(streams, 100))
+        let server = try SimulatorServer.start(simulator: simulator, certificates: workspace.certificates, maxConcurrentStreams: max(streams, 100))
         defer { Task { await server.stop() } }
         guard let app = simulator.devices().first?.apps.first else { throw CLIError(message: "the generated setup has no app") }
 
-        let nginxPort = try freePort()
-        let nginxProcess = try startNginx(nginx, port: nginxPort, certificates: certificates, dir: dir)
-        // SIGKILL: a child of this process may inherit a blocked SIGTERM, and nginx holds no state worth a clean exit.
-        defer { kill(nginxProcess.processIdentifier, SIGKILL); nginxProcess.waitUntilExit() }
-        guard waitUntilAccepting(port: nginxPort, timeout: 10) else { throw CLIError(message: "nginx did not start; see \(dir)/error.log") }
+        let nginxServer = try workspace.startServer(kind: "nginx", streams: 1000, executable: nginx)
+        defer { nginxServer.stop() }
+        let nginxPort = nginxServer.port
 
         let body = dir + "/body.json"
         _ = FileManager.default.createFile(atPath: body, contents: Data(#"{"aps":{"alert":{"title":"Gate change","body":"Now boarding at B12"},"sound":"default"}}"#.utf8))
@@ -75,7 +72,7 @@ enum BenchSimulatorCommand: LivelineCommand {
             var args = ["-n", String(requests), "-c", String(connections), "-m", String(streams), "-d", body]
             for h in headers { args += ["-H", h] }
             args.append("https://127.0.0.1:\(port)\(path)")
-            let output = try runTool(h2load, args)
+            let output = try BenchWorkspace.tool(h2load, args)
             guard let rate = firstNumber(after: "finished in ", then: ", ", in: output),
                 let ok = firstNumber(after: "status codes: ", then: "", in: output)
             else { throw CLIError(message: "cannot read h2load's output:\n\(output.suffix(600))") }
@@ -123,95 +120,5 @@ enum BenchSimulatorCommand: LivelineCommand {
         }
         let number = rest.prefix { $0.isNumber || $0 == "." }
         return Double(number)
-    }
-
-    static func runTool(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw CLIError(message: "\(tool) failed (\(process.terminationStatus)):\n\(text.suffix(600))") }
-        return text
-    }
-
-    static func startNginx(_ nginx: String, port: Int, certificates: SimulatorCertificates, dir: String) throws -> Process {
-        for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"] { try? FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
-        let config = """
-        daemon off;
-        master_process off;
-        worker_processes 1;
-        pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log warn;
-        events { worker_connections 1024; }
-        http {
-            access_log off;
-            client_body_temp_path \(dir)/body;
-            proxy_temp_path \(dir)/proxy;
-            fastcgi_temp_path \(dir)/fastcgi;
-            uwsgi_temp_path \(dir)/uwsgi;
-            scgi_temp_path \(dir)/scgi;
-            keepalive_requests 100000000;
-            server {
-                listen 127.0.0.1:\(port) ssl http2;
-                ssl_certificate \(certificates.certificateFile);
-                ssl_certificate_key \(certificates.keyFile);
-                ssl_protocols TLSv1.2 TLSv1.3;
-                http2_max_concurrent_streams 1000;
-                client_body_buffer_size 16k;
-                location / { return 200; }
-            }
-        }
-        """
-        let file = dir + "/nginx.conf"
-        _ = FileManager.default.createFile(atPath: file, contents: Data(config.utf8))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-p", dir, "-e", dir + "/error.log", "-c", file]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
-    /// A port the kernel just handed out for an ephemeral bind.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CLIError(message: "socket() failed") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard ok else { throw CLIError(message: "cannot find a free port") }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    /// Tries to connect until one succeeds (the server is accepting) or `timeout` seconds pass.
-    static func waitUntilAccepting(port: Int, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            addr.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(fd)
-            if connected { return true }
-            usleep(20_000)
-        }
-        return false
     }
 }
