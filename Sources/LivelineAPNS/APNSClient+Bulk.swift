@@ -71,7 +71,7 @@ extension APNSClient {
             // task runs per push. One producer per connection leaves the cores to the loops.
             let producers = Swift.min(self.configuration.connectionCount, Swift.max(2, ProcessInfo.processInfo.activeProcessorCount), 4, limit)
             let channel = BoundedChannel<APNSBulkResult>(capacity: limit, producers: producers)
-            let source = SharedIterator(pushes.makeIterator())
+            let source = PushSource(pushes.makeIterator())
             let producer = Task {
                 await withDiscardingTaskGroup { group in
                     for _ in 0..<producers {
@@ -84,16 +84,12 @@ extension APNSClient {
     }
 
     /// One bulk producer: admit, validate and batch pushes until the source ends or the consumer leaves.
-    func produce<Base: IteratorProtocol>(from source: SharedIterator<Base>, into channel: BoundedChannel<APNSBulkResult>) async
-    where Base.Element == (PushRequest, String) {
+    func produce(from source: PushSource, into channel: BoundedChannel<APNSBulkResult>) async {
         var batch: [(index: Int, token: String, wire: WireRequest)] = []
         batch.reserveCapacity(Self.bulkBatch)
         func flush() {
             for item in batch {
-                let (position, token) = (item.index, item.token)
-                submit(item.wire, on: devicePool, idHeader: "apns-id") { result in
-                    channel.deliver(APNSBulkResult(index: position, deviceToken: token, result: result))
-                }
+                submitBulk(item.wire, index: item.index, token: item.token, source: source, channel: channel)
             }
             batch.removeAll(keepingCapacity: true)
         }
@@ -126,20 +122,62 @@ extension APNSClient {
     }
 }
 
-/// An iterator shared by the bulk-send producers.
+extension APNSClient {
+    /// Submits one bulk push. When the server's verdict comes back, the thread that delivers it
+    /// (a connection's loop thread) starts the next push itself, so a steady bulk send needs no
+    /// hand-off to another thread per push.
+    func submitBulk(_ wire: WireRequest, index: Int, token: String, source: PushSource, channel: BoundedChannel<APNSBulkResult>) {
+        submit(wire, on: devicePool, idHeader: "apns-id") { [self] result in
+            channel.deliver(APNSBulkResult(index: index, deviceToken: token, result: result))
+            switch result {
+            case .accepted, .rejected: startNext(source: source, channel: channel)
+            case .failed: break
+            }
+        }
+    }
+
+    /// Starts the next push if the channel has room and the source has one.
+    func startNext(source: PushSource, channel: BoundedChannel<APNSBulkResult>) {
+        while channel.tryAdmit() == .admitted {
+            guard let (position, (request, token)) = source.next() else {
+                channel.deliverNothing()
+                return
+            }
+            switch prepare(request, to: token) {
+            case .success(let wire):
+                submitBulk(wire, index: position, token: token, source: source, channel: channel)
+                return
+            case .failure(let problem):
+                channel.deliver(APNSBulkResult(index: position, deviceToken: token, result: .failed(problem)))
+            }
+        }
+    }
+}
+
+/// The pushes of one bulk send, shared by its producer tasks and by the loop threads that start
+/// the next push when one finishes.
 ///
-/// Thread confinement: `iterator` and `index` are only touched inside `lock`, so one producer at a
-/// time advances it; hence `@unchecked Sendable`.
-final class SharedIterator<Base: IteratorProtocol>: @unchecked Sendable {
-    private var iterator: Base
+/// Thread confinement: `pull`, `index` and `exhausted` are only touched inside `lock`, so one
+/// caller at a time advances the iterator; hence `@unchecked Sendable`. The iterator is wrapped
+/// in a closure once, so the hot path runs no generic code.
+final class PushSource: @unchecked Sendable {
+    private let pull: () -> (PushRequest, String)?
     private var index = 0
+    private var exhausted = false
     private let lock = Mutex(())
 
-    init(_ iterator: Base) { self.iterator = iterator }
+    init<Base: IteratorProtocol>(_ iterator: Base) where Base.Element == (PushRequest, String) {
+        var iterator = iterator
+        pull = { iterator.next() }
+    }
 
-    func next() -> (Int, Base.Element)? {
+    /// The next push with its position in the sequence; nil once the sequence has ended.
+    func next() -> (Int, (PushRequest, String))? {
         lock.withLock { _ in
-            guard let element = iterator.next() else { return nil }
+            guard !exhausted, let element = pull() else {
+                exhausted = true
+                return nil
+            }
             defer { index += 1 }
             return (index, element)
         }

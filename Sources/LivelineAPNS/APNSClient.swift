@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineHTTP2
 import Synchronization
 
 /// An APNs provider client: device pushes, broadcasts and channel management over pooled
@@ -99,12 +100,7 @@ public final class APNSClient: Sendable {
 
     /// A device token must be non-empty, even-length hex.
     static func checkDeviceToken(_ token: String) -> APNSClientError? {
-        var token = token
-        let isHex = token.withUTF8 { bytes in
-            for byte in bytes where !((48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)) { return false }
-            return true
-        }
-        if !token.isEmpty, isHex, token.utf8.count % 2 == 0 { return nil }
+        if !token.isEmpty, token.utf8.count % 2 == 0, ByteScan.isHex(token) { return nil }
         let shown = token.isEmpty ? "empty" : "\"\(token.prefix(8))…\" (\(token.utf8.count) characters)"
         return APNSClientError(.invalidDeviceToken, "device token \(shown) is not an even-length hex string")
     }

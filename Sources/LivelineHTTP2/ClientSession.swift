@@ -225,6 +225,19 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         loop.flushSoon(self)
     }
 
+    /// Takes a request sent from the loop thread itself; false when it was refused (it is then
+    /// already finished with the refusal).
+    func acceptOnLoop(_ request: PendingRequest) -> Bool {
+        let limit = configuration.maxQueuedRequests
+        if queue.count >= limit {
+            request.finish(.failure(HTTP2Error(.closed, "more than \(limit) requests are waiting for a stream on \(host):\(port) (maxQueuedRequests); the request was not sent", isRetryable: true)))
+            return false
+        }
+        accept(request)
+        loop.flushSoon(self)
+        return !request.isFinished
+    }
+
     private func accept(_ request: PendingRequest) {
         if let refusal = refusalForNewRequests() {
             request.finish(.failure(refusal))

@@ -98,6 +98,11 @@ public final class HTTP2Connection: Sendable {
         }
         let timeout = request.timeout ?? session.configuration.requestTimeout
         let pending = PendingRequest(request: request, deadline: EventLoop.now() &+ timeout.nanoseconds, completion: completion)
+        if session.loop.inLoop {
+            // Sent from the loop thread itself (a completion starting the next request): no
+            // inbox, no lock, no wake-up.
+            return session.acceptOnLoop(pending) ? pending : nil
+        }
         let limit = session.configuration.maxQueuedRequests
         let outcome = session.inbox.withLock { inbox -> (refusal: HTTP2Error?, schedule: Bool) in
             if let refusal = inbox.refusal { return (refusal, false) }
@@ -120,17 +125,17 @@ public final class HTTP2Connection: Sendable {
     }
 
     private static func validate(_ request: HTTP2Request) -> HTTP2Error? {
-        if request.method.isEmpty || !allBytes(request.method, { $0 > 32 && $0 < 127 }) {
+        if request.method.isEmpty || !ByteScan.isToken(request.method) {
             return HTTP2Error(.invalidArgument, "method \"\(request.method)\" is not a valid HTTP method")
         }
-        if !request.path.hasPrefix("/") || !allBytes(request.path, { $0 > 32 && $0 != 127 }) {
+        if !request.path.hasPrefix("/") || !ByteScan.isPath(request.path) {
             return HTTP2Error(.invalidArgument, "path \"\(request.path)\" must start with / and contain no spaces or control characters")
         }
         for field in request.headers.fields {
-            if field.name.isEmpty || !allBytes(field.name, { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) {
+            if field.name.isEmpty || !ByteScan.isFieldName(field.name) {
                 return HTTP2Error(.invalidArgument, "header name \"\(field.name)\" is not a valid HTTP/2 field name")
             }
-            if !allBytes(field.value, { $0 != 0 && $0 != 10 && $0 != 13 }) {
+            if !ByteScan.isFieldValue(field.value) {
                 return HTTP2Error(.invalidArgument, "the value of header \(field.name) contains NUL, CR or LF")
             }
             if isConnectionSpecific(field.name) {
@@ -163,19 +168,6 @@ public final class HTTP2Connection: Sendable {
             if matches { return true }
         }
         return false
-    }
-
-    /// Whether every UTF-8 byte of `text` satisfies `predicate` (pointer loop when contiguous).
-    @inline(__always)
-    private static func allBytes(_ text: String, _ predicate: (UInt8) -> Bool) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
-            for byte in buffer where !predicate(byte) { return false }
-            return true
-        }) {
-            return result
-        }
-        for byte in text.utf8 where !predicate(byte) { return false }
-        return true
     }
 
     /// Sends a PING and returns the round-trip time.

@@ -50,14 +50,19 @@ enum BenchClientCommand: LivelineCommand {
         let body = try sample.0.validate(for: .device)
         Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
-        // The reference: h2load, one connection, same headers and body.
+        // The reference: h2load, one connection, the same requests: the same headers with a real
+        // provider token from the key APNSClient signs with, and the same 1000 device-token paths
+        // in the same order (so HPACK sees the same header churn).
+        let key = try P256PrivateKey.generate()
+        let authorization = try APNSTokenProvider(key: key, keyID: benchKeyID, teamID: benchTeamID).current().authorization
+        let headers = sample.0.headers + [("authorization", authorization)]
         let childCPUBefore = cpuSeconds(RUSAGE_CHILDREN)
-        let h2load = try workspace.h2load(port: server.port, path: "/3/device/\(sample.1)", headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, streams: streams)
+        let h2load = try workspace.h2load(port: server.port, paths: tokens.map { "/3/device/\($0)" }, headers: headers, body: body, count: count, streams: streams)
         let h2loadCPU = cpuSeconds(RUSAGE_CHILDREN) - childCPUBefore
         Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s, CPU %.2f s (%.1f µs/request)", count, streams, h2load, h2loadCPU, h2loadCPU / Double(count) * 1e6))
 
         let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
-            headers: sample.0.headers + [("authorization", "bearer x.y.z")], body: body, count: count, inFlight: inFlight)
+            headers: headers, body: body, count: count, inFlight: inFlight)
         Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
             inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
 
@@ -70,7 +75,6 @@ enum BenchClientCommand: LivelineCommand {
         let validateMicros = (ContinuousClock.now - validateStart).seconds / Double(count) * 1e6
         Console.out(String(format: "PushRequest.validate (serialize + checks), one thread: %.1f µs/push (%d bytes)", validateMicros, bytes / count))
 
-        let key = try P256PrivateKey.generate()
         Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   µs/push  peak RSS MB  failed")
         for connections in connectionCounts {
             let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: count, connections: connections, inFlight: inFlight)
@@ -83,6 +87,9 @@ enum BenchClientCommand: LivelineCommand {
         Console.out("\n(peak RSS is the process's high-water mark so far: flat rows mean memory does not grow with N)")
         return 0
     }
+
+    static let benchKeyID = "BENCHKEY01"
+    static let benchTeamID = "BENCHTEAM1"
 
     struct Run {
         var count: Int
@@ -100,7 +107,7 @@ enum BenchClientCommand: LivelineCommand {
 
     static func measure(port: Int, caFile: String, key: P256PrivateKey, count: Int, connections: Int, inFlight: Int) async throws -> Run {
         let configuration = APNSConfiguration(
-            authentication: .token(key: key, keyID: "BENCHKEY01", teamID: "BENCHTEAM1"),
+            authentication: .token(key: key, keyID: benchKeyID, teamID: benchTeamID),
             environment: .custom(host: "127.0.0.1", port: port, caFile: caFile), connectionCount: connections, maxInFlight: inFlight)
         let client = APNSClient(configuration: configuration)
         // Warm up: open the connections and pass the one-stream window.

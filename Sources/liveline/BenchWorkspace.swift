@@ -134,12 +134,20 @@ struct BenchWorkspace {
     }
 
     /// Runs h2load with one connection and returns its requests per second.
-    func h2load(port: Int, path: String, headers: [(name: String, value: String)], body: [UInt8], count: Int, streams: Int) throws -> Double {
+    /// Runs h2load on one connection; with several `paths` it cycles through them in order
+    /// (`h2load -i`), as a bulk send cycles through device tokens.
+    func h2load(port: Int, paths: [String], headers: [(name: String, value: String)], body: [UInt8], count: Int, streams: Int) throws -> Double {
         let bodyFile = directory.appendingPathComponent("body.json")
         try Data(body).write(to: bodyFile)
         var arguments = ["-n", String(count), "-c", "1", "-m", String(streams), "-d", bodyFile.path]
         for header in headers { arguments += ["-H", "\(header.name): \(header.value)"] }
-        arguments.append("https://127.0.0.1:\(port)\(path)")
+        if paths.count == 1 {
+            arguments.append("https://127.0.0.1:\(port)\(paths[0])")
+        } else {
+            let uriFile = directory.appendingPathComponent("uris.txt")
+            try Data(paths.map { "https://127.0.0.1:\(port)\($0)\n" }.joined().utf8).write(to: uriFile)
+            arguments += ["-i", uriFile.path]
+        }
         let output = try Self.tool("/usr/bin/h2load", arguments)
         // "finished in 301.05ms, 66434.45 req/s, 2.53MB/s"
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),

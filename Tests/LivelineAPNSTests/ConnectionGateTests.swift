@@ -150,6 +150,19 @@ struct ScriptedConnector: PushConnector {
         await client.shutdown()
     }
 
+    /// Every byte at the edges of the hex ranges: the digits and both letter cases pass, their
+    /// neighbours (`/`, `:`, `@`, `G`, `` ` ``, `g`), space, DEL and non-ASCII fail.
+    @Test func deviceTokenHexCheckAtRangeEdges() {
+        for byte in UInt8(0)...255 {
+            let isHex = (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+            let token = String(decoding: [UInt8(ascii: "a"), byte], as: UTF8.self)
+            // Bytes above 127 are not valid UTF-8 alone: decoding makes U+FFFD, never hex.
+            let problem = APNSClient.checkDeviceToken(byte < 128 ? token : "a\u{FFFD}")
+            #expect((problem == nil) == (isHex && byte < 128), "byte \(byte)")
+        }
+        #expect(APNSClient.checkDeviceToken(String(repeating: "aF09", count: 16)) == nil)
+    }
+
     @Test func invalidPushesFailValidationBeforeSending() async throws {
         let connection = ScriptedConnection()
         let client = try Self.client(connection)
