@@ -71,7 +71,7 @@ public final class APNSClient: Sendable {
         } catch {
             return .failed(APNSClientError(.invalidRequest, error.message))
         }
-        let wire = WireRequest(method: "POST", path: "/3/device/\(deviceToken)", headers: request.headers, body: body)
+        let wire = WireRequest(method: "POST", path: "/3/device/\(deviceToken)", headers: request.headers, body: body, indexesPath: false)
         return await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
             submit(wire, on: devicePool, idHeader: "apns-id") { continuation.resume(returning: $0) }
         }
@@ -95,7 +95,7 @@ public final class APNSClient: Sendable {
         } catch {
             return .failure(APNSClientError(.invalidRequest, error.message))
         }
-        return .success(WireRequest(method: "POST", path: "/3/device/" + deviceToken, headers: request.headers, body: body))
+        return .success(WireRequest(method: "POST", path: "/3/device/" + deviceToken, headers: request.headers, body: body, indexesPath: false))
     }
 
     /// A device token must be non-empty, even-length hex.

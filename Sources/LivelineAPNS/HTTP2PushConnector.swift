@@ -30,7 +30,8 @@ final class HTTP2PushConnection: PushConnection {
     init(_ connection: HTTP2Connection) { self.connection = connection }
 
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
-        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout)
+        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
+                                indexesPath: request.indexesPath)
         do {
             let response = try await connection.send(http)
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
@@ -41,7 +42,8 @@ final class HTTP2PushConnection: PushConnection {
 
     /// The callback path: no task and no cancellation handler per request.
     func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
-        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout)
+        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
+                                indexesPath: request.indexesPath)
         connection.send(http) { result in
             switch result {
             case .success(let response):

@@ -24,6 +24,8 @@ struct WireRequest: Sendable {
     var path: String
     var headers: [(name: String, value: String)]
     var body: [UInt8]
+    /// False for paths no other request repeats (a device token's): HPACK keeps them out of its table.
+    var indexesPath = true
 }
 
 /// One complete response.

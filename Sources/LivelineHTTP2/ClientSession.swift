@@ -289,7 +289,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         header.add(":method", request.method)
         header.add(":scheme", "https")
         header.add(":authority", request.authority ?? defaultAuthority)
-        header.add(":path", request.path)
+        header.add(":path", request.path, neverIndexed: !request.indexesPath)
         for field in request.headers.fields {
             header.add(field.name, field.value, lowercaseName: true)
         }

@@ -13,14 +13,20 @@ public struct HTTP2Request: Sendable {
     /// How long the request may take from `send` to a complete response; nil uses the
     /// connection's `requestTimeout`.
     public var timeout: Duration?
+    /// Whether the path is worth adding to the HPACK dynamic table. Set it false when every
+    /// request has its own path (an APNs device token): the path then goes as a never-indexed
+    /// literal and does not push the headers that do repeat (the provider token, the topic) out
+    /// of the table, where each would cost its full length again on the next request.
+    public var indexesPath = true
 
     /// Creates a request.
-    public init(method: String = "GET", path: String, headers: HTTP2Headers = [:], body: [UInt8] = [], authority: String? = nil, timeout: Duration? = nil) {
+    public init(method: String = "GET", path: String, headers: HTTP2Headers = [:], body: [UInt8] = [], authority: String? = nil, timeout: Duration? = nil, indexesPath: Bool = true) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
         self.authority = authority
         self.timeout = timeout
+        self.indexesPath = indexesPath
     }
 }

@@ -16,6 +16,9 @@ public struct HTTP2ServerRequest: Sendable {
     public let streamID: Int32
     /// The connection it arrived on (identity, peer certificate, connection controls).
     public let connection: HTTP2ServerConnection
+    /// Names of the fields (pseudo-headers included) the client sent as never-indexed HPACK
+    /// literals, in order.
+    public var neverIndexedFields: [String] = []
 
     /// The body as UTF-8 text.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }

@@ -12,7 +12,7 @@ struct HeaderBlock {
     private var byteCount = 0
     private var fields: UnsafeMutablePointer<nghttp2_nv>
     private var fieldCapacity: Int
-    private var offsets: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+    private var offsets: [(name: Int, nameLength: Int, value: Int, valueLength: Int, neverIndexed: Bool)] = []
 
     init() {
         byteCapacity = 1024
@@ -33,13 +33,14 @@ struct HeaderBlock {
         offsets.removeAll(keepingCapacity: true)
     }
 
-    /// Adds a field; `lowercaseName` lower-cases ASCII letters of the name.
-    mutating func add(_ name: String, _ value: String, lowercaseName: Bool = false) {
+    /// Adds a field; `lowercaseName` lower-cases ASCII letters of the name; `neverIndexed` sends
+    /// it as a literal HPACK keeps out of the dynamic table (for values that never repeat).
+    mutating func add(_ name: String, _ value: String, lowercaseName: Bool = false, neverIndexed: Bool = false) {
         let nameOffset = byteCount
         let nameLength = copy(name, lowercase: lowercaseName)
         let valueOffset = byteCount
         let valueLength = copy(value, lowercase: false)
-        offsets.append((nameOffset, nameLength, valueOffset, valueLength))
+        offsets.append((nameOffset, nameLength, valueOffset, valueLength, neverIndexed))
     }
 
     private mutating func copy(_ text: String, lowercase: Bool) -> Int {
@@ -81,7 +82,8 @@ struct HeaderBlock {
         for (index, item) in offsets.enumerated() {
             fields[index] = nghttp2_nv(
                 name: bytes + item.name, value: bytes + item.value,
-                namelen: item.nameLength, valuelen: item.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                namelen: item.nameLength, valuelen: item.valueLength,
+                flags: UInt8(item.neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         return body(fields, offsets.count)
     }

@@ -18,10 +18,13 @@ enum ServerCallbacks {
         return 0
     }
 
-    static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, _ in
+    static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, _ in
         guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
         let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        if flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0 {
+            stream.neverIndexed.append(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self))
+        }
         if nameLength > 1 && name[0] == UInt8(ascii: ":") {
             switch (name[1], nameLength) {
             case (UInt8(ascii: "m"), 7): stream.method = text

@@ -210,9 +210,10 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
     func requestComplete(_ stream: ServerStream) {
         guard !stream.dispatched, !stream.responded, let handle else { return }
         stream.dispatched = true
-        let request = HTTP2ServerRequest(
+        var request = HTTP2ServerRequest(
             method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
             headers: HTTP2Headers(stream.headers), body: stream.body, streamID: stream.streamID, connection: handle)
+        request.neverIndexedFields = stream.neverIndexed
         server.handler(request, HTTP2ServerResponder(connection: handle, streamID: stream.streamID))
         loop.flushSoon(self)
     }

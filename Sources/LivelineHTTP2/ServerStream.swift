@@ -8,6 +8,7 @@ final class ServerStream {
     var authority: String?
     var scheme: String?
     var headers: [(name: String, value: String)] = []
+    var neverIndexed: [String] = []
     var body: [UInt8] = []
     var responseBody: [UInt8] = []
     var responseOffset = 0

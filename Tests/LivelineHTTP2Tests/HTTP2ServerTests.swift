@@ -43,6 +43,24 @@ func connect(_ server: HTTP2Server, _ pki: TestPKI, requestTimeout: Duration = .
 
 @Suite("HTTP2Server with HTTP2Connection")
 struct HTTP2ServerTests {
+    @Test("a request with indexesPath false sends :path as a never-indexed literal; by default it may be indexed")
+    func pathIndexing() async throws {
+        let pki = try TestPKI.shared()
+        let seen = Locked<[String: [String]]>([:])
+        let server = try startServer(pki) { request, responder in
+            seen.withLock { $0[request.path] = request.neverIndexedFields }
+            responder.respond(status: 200)
+        }
+        let connection = try await connect(server, pki)
+        let unique = "/3/device/" + String(repeating: "ab", count: 32)
+        _ = try await connection.send(HTTP2Request(method: "POST", path: unique, headers: ["apns-topic": "t"], indexesPath: false))
+        _ = try await connection.send(HTTP2Request(method: "POST", path: "/repeated", headers: ["apns-topic": "t"]))
+        #expect(seen.withLock { $0[unique] } == [":path"])
+        #expect(seen.withLock { $0["/repeated"] } == [])
+        await connection.close()
+        await server.stop()
+    }
+
     @Test("a POST round-trips method, path, authority, headers and body both ways")
     func roundTrip() async throws {
         let pki = try TestPKI.shared()
