@@ -20,7 +20,9 @@ extension PushRequest {
     /// - Throws: `PayloadError` naming the problem, the value and the limit.
     @discardableResult
     public func validate(for target: Target = .device) throws(PayloadError) -> [UInt8] {
-        if !Self.allFinite(body) { try checkNumbers(body, path: "") }
+        // One pass serializes and notes non-finite numbers; errors still come in the order below.
+        let (bytes, allFinite) = JSONCompactWriter.serialize(body)
+        if !allFinite { try checkNumbers(body, path: "") }
         if let collapseID, collapseID.utf8.count > 64 {
             throw PayloadError(.collapseIDTooLong, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64 bytes")
         }
@@ -35,27 +37,17 @@ extension PushRequest {
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
         }
-        if pushType == .liveActivity {
+        if pushType == .liveActivity, !LiveActivityFieldCheck.passes(body, broadcast: target == .broadcast) {
+            // The slow path names the problem exactly as it always has.
             let push = try LiveActivityPush(body: body)
             try push.validateFields(broadcast: target == .broadcast)
         }
-        let bytes = body.serialized()
         let limit = maxBodyBytes(for: target)
         if bytes.count > limit {
             let largest = Self.largestFields(of: body, count: 3).map { "\($0.path) (\($0.bytes) bytes)" }.joined(separator: ", ")
             throw PayloadError(.payloadTooLarge, "the body is \(bytes.count) bytes; the limit is \(limit) bytes. Largest fields: \(largest)")
         }
         return bytes
-    }
-
-    /// Whether every number in `value` is finite; the cheap pass before looking for a path.
-    private static func allFinite(_ value: JSONValue) -> Bool {
-        switch value {
-        case .number(let n): n.isFinite
-        case .array(let items): items.allSatisfy(allFinite)
-        case .object(let object): object.members.allSatisfy { allFinite($0.value) }
-        default: true
-        }
     }
 
     private static let knownSuffixes = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
