@@ -97,23 +97,38 @@ struct JSONCompactWriter: ~Copyable {
         case .array(let items):
             append(UInt8(ascii: "["))
             items.withUnsafeBufferPointer { items in
-                for index in items.indices {
+                guard let first = items.baseAddress else { return }
+                for index in 0..<items.count {
                     if index > 0 { append(UInt8(ascii: ",")) }
-                    write(items[index])
+                    writeChild(first + index)
                 }
             }
             append(UInt8(ascii: "]"))
         case .object(let object):
             append(UInt8(ascii: "{"))
             object.members.withUnsafeBufferPointer { members in
-                for index in members.indices {
+                guard let first = members.baseAddress else { return }
+                for index in 0..<members.count {
                     if index > 0 { append(UInt8(ascii: ",")) }
-                    writeString(members[index].key)
+                    writeString((first + index).pointee.key)
                     append(UInt8(ascii: ":"))
-                    write(members[index].value)
+                    writeChild((first + index).pointer(to: \.value)!)
                 }
             }
             append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A member or element, read in place: scalars and strings without copying the value out of
+    /// its array (a copy costs a retain and a release per value).
+    @inline(__always)
+    private mutating func writeChild(_ value: UnsafePointer<JSONValue>) {
+        switch value.pointee {
+        case .number(let n): writeNumber(n)
+        case .string(let s): writeString(s)
+        case .bool(let b): append(b ? "true" : "false")
+        case .null: append("null")
+        case .array, .object: write(value.pointee)
         }
     }
 
@@ -140,17 +155,30 @@ struct JSONCompactWriter: ~Copyable {
         var digits = 1
         var power: Int64 = 10
         while digits < 15 && value >= power {
-            digits += 1
+            digits &+= 1
             power &*= 10
         }
-        var position = count + digits
+        var position = count &+ digits
         count = position
-        repeat {
-            position -= 1
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-            value /= 10
-        } while value > 0
+        Self.digitPairs.withUTF8Buffer { pairs in
+            // Two digits per division, from the right.
+            while value >= 10 {
+                let pair = Int(truncatingIfNeeded: value % 100) &* 2
+                value /= 100
+                position &-= 2
+                base[position] = pairs[pair]
+                base[position &+ 1] = pairs[pair &+ 1]
+            }
+            if value > 0 {
+                position &-= 1
+                base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            }
+        }
     }
+
+    /// "00" through "99", for printing integers two digits at a time.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     private mutating func writeString(_ string: borrowing String) {
         if let done: Void = string.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) { return done }
@@ -162,7 +190,7 @@ struct JSONCompactWriter: ~Copyable {
     /// lowercase `\u00xx` for other control characters; everything else (`/`, non-ASCII) as is.
     private mutating func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         let length = bytes.count
-        reserve(length + 2)
+        reserve(length &+ 2 &+ 8)  // 8: the last word is stored whole
         base[count] = UInt8(ascii: "\"")
         count &+= 1
         guard let source = bytes.baseAddress, length > 0 else {
@@ -179,15 +207,33 @@ struct JSONCompactWriter: ~Copyable {
             output.storeBytes(of: word, toByteOffset: index, as: UInt64.self)
             index &+= 8
         }
-        if length &- index < 8 && index < length && length >= 8 {
-            // Fewer than eight bytes left and all before them clean: check and copy the last eight
-            // bytes, overlapping what was already copied.
-            let word = input.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self)
-            if !Self.needsEscape(word) {
-                output.storeBytes(of: word, toByteOffset: length &- 8, as: UInt64.self)
+        #if _endian(little)
+        if length &- index < 8 && index < length {
+            // The last one to seven bytes as one padded word, read with loads of 4, 2 and 1 bytes
+            // (not an overlapping 8-byte load: for small strings the bytes were just spilled to
+            // the stack, and a load straddling two stores stalls).
+            let remaining = length &- index
+            var tail: UInt64 = 0
+            var filled = 0
+            if remaining & 4 != 0 {
+                tail = UInt64(input.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                filled = 4
+            }
+            if remaining & 2 != 0 {
+                tail |= UInt64(input.loadUnaligned(fromByteOffset: index &+ filled, as: UInt16.self)) << UInt64(filled &* 8)
+                filled &+= 2
+            }
+            if remaining & 1 != 0 {
+                tail |= UInt64(input.load(fromByteOffset: index &+ filled, as: UInt8.self)) << UInt64(filled &* 8)
+            }
+            let padding: UInt64 = 0x4141_4141_4141_4141 << UInt64(remaining &* 8)  // "A"s, which need no escape
+            if !Self.needsEscape(tail | padding) {
+                // Eight bytes stored, `remaining` kept: `reserve` left room for the rest.
+                output.storeBytes(of: tail, toByteOffset: index, as: UInt64.self)
                 index = length
             }
         }
+        #endif
         while index < length {
             let byte = source[index]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }

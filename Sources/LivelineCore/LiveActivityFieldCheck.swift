@@ -66,8 +66,14 @@ enum LiveActivityFieldCheck {
             let value = member.value
             switch key {
             case .event:
-                guard case .string(let name) = value, let e = LiveActivityPush.Event(rawValue: name) else { return false }
-                event = e
+                guard case .string(let name) = value else { return false }
+                // `Event(rawValue:)` without its generic string switch.
+                switch name.utf8.count {
+                case 3 where name == "end": event = .end
+                case 5 where name == "start": event = .start
+                case 6 where name == "update": event = .update
+                default: return false
+                }
             case .timestamp:
                 guard case .number(let n) = value else { return false }
                 timestamp = n

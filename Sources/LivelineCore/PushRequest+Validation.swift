@@ -26,18 +26,20 @@ extension PushRequest {
         if let collapseID, collapseID.utf8.count > 64 {
             throw PayloadError(.collapseIDTooLong, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64 bytes")
         }
-        if let priority, !pushType.allowedPriorities.contains(priority) {
-            let allowed = pushType.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
+        let isLiveActivity = pushType == .liveActivity
+        let rules = isLiveActivity ? Self.liveActivityRules : TypeRules(pushType)
+        if let priority, !rules.allowedPriorities.contains(priority) {
+            let allowed = rules.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
             throw PayloadError(.priorityNotAllowed, "apns-priority \(priority.rawValue) is not allowed for \(pushType) pushes; use \(allowed)")
         }
-        if target == .device, let suffix = pushType.topicSuffix {
+        if target == .device, let suffix = rules.topicSuffix {
             let fits = suffix.isEmpty ? !Self.knownSuffixes.contains { topic.hasSuffix($0) } : topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count
             if topic.isEmpty || !fits {
                 let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
         }
-        if pushType == .liveActivity, !LiveActivityFieldCheck.passes(body, broadcast: target == .broadcast) {
+        if isLiveActivity, !LiveActivityFieldCheck.passes(body, broadcast: target == .broadcast) {
             // The slow path names the problem exactly as it always has.
             let push = try LiveActivityPush(body: body)
             try push.validateFields(broadcast: target == .broadcast)
@@ -49,6 +51,19 @@ extension PushRequest {
         }
         return bytes
     }
+
+    /// A push type's priorities and topic suffix, computed once for Live Activities (the bulk
+    /// case) instead of on every push.
+    private struct TypeRules: Sendable {
+        let allowedPriorities: [Priority]
+        let topicSuffix: String?
+        init(_ type: PushType) {
+            allowedPriorities = type.allowedPriorities
+            topicSuffix = type.topicSuffix
+        }
+    }
+
+    private static let liveActivityRules = TypeRules(.liveActivity)
 
     private static let knownSuffixes = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
 
