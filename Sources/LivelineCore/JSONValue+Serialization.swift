@@ -5,10 +5,7 @@ extension JSONValue {
     /// order, `/` unescaped, lowercase `\u00xx` for other control characters, numbers in JavaScript's
     /// shortest form (`16`, `0.5`, `1e+21`, `1e-7`), non-finite numbers as `null`.
     public func serialized() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        write(to: &out, indent: nil, depth: 0)
-        return out
+        JSONCompactWriter.serialize(self).bytes
     }
 
     /// The compact form as a `String`.

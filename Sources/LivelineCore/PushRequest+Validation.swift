@@ -20,26 +20,30 @@ extension PushRequest {
     /// - Throws: `PayloadError` naming the problem, the value and the limit.
     @discardableResult
     public func validate(for target: Target = .device) throws(PayloadError) -> [UInt8] {
-        if !Self.allFinite(body) { try checkNumbers(body, path: "") }
+        // One pass serializes and notes non-finite numbers; errors still come in the order below.
+        let (bytes, allFinite) = JSONCompactWriter.serialize(body)
+        if !allFinite { try checkNumbers(body, path: "") }
         if let collapseID, collapseID.utf8.count > 64 {
             throw PayloadError(.collapseIDTooLong, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64 bytes")
         }
-        if let priority, !pushType.allowedPriorities.contains(priority) {
-            let allowed = pushType.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
+        let isLiveActivity = pushType == .liveActivity
+        let rules = isLiveActivity ? Self.liveActivityRules : TypeRules(pushType)
+        if let priority, !rules.allowedPriorities.contains(priority) {
+            let allowed = rules.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
             throw PayloadError(.priorityNotAllowed, "apns-priority \(priority.rawValue) is not allowed for \(pushType) pushes; use \(allowed)")
         }
-        if target == .device, let suffix = pushType.topicSuffix {
+        if target == .device, let suffix = rules.topicSuffix {
             let fits = suffix.isEmpty ? !Self.knownSuffixes.contains { topic.hasSuffix($0) } : topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count
             if topic.isEmpty || !fits {
                 let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
         }
-        if pushType == .liveActivity {
+        if isLiveActivity, !LiveActivityFieldCheck.passes(body, broadcast: target == .broadcast) {
+            // The slow path names the problem exactly as it always has.
             let push = try LiveActivityPush(body: body)
             try push.validateFields(broadcast: target == .broadcast)
         }
-        let bytes = body.serialized()
         let limit = maxBodyBytes(for: target)
         if bytes.count > limit {
             let largest = Self.largestFields(of: body, count: 3).map { "\($0.path) (\($0.bytes) bytes)" }.joined(separator: ", ")
@@ -48,15 +52,18 @@ extension PushRequest {
         return bytes
     }
 
-    /// Whether every number in `value` is finite; the cheap pass before looking for a path.
-    private static func allFinite(_ value: JSONValue) -> Bool {
-        switch value {
-        case .number(let n): n.isFinite
-        case .array(let items): items.allSatisfy(allFinite)
-        case .object(let object): object.members.allSatisfy { allFinite($0.value) }
-        default: true
+    /// A push type's priorities and topic suffix, computed once for Live Activities (the bulk
+    /// case) instead of on every push.
+    private struct TypeRules: Sendable {
+        let allowedPriorities: [Priority]
+        let topicSuffix: String?
+        init(_ type: PushType) {
+            allowedPriorities = type.allowedPriorities
+            topicSuffix = type.topicSuffix
         }
     }
+
+    private static let liveActivityRules = TypeRules(.liveActivity)
 
     private static let knownSuffixes = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
 
