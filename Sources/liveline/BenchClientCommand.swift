@@ -18,6 +18,7 @@ enum BenchClientCommand: LivelineCommand {
             .init(name: "streams", valueName: "n", help: "h2load -m, concurrent streams per connection (default 100)."),
             .init(name: "in-flight", valueName: "n", help: "APNSClient maxInFlight (default 1000)."),
             .init(name: "server", valueName: "name", help: "nginx (default; answers 200 like APNs) or nghttpd."),
+            .init(name: "no-reference", help: "Skip h2load and the raw-transport run: only APNSClient's own figures (for profiling)."),
         ],
         discussion: """
             Generates a CA and a server certificate with openssl, starts the server on a free loopback
@@ -48,33 +49,35 @@ enum BenchClientCommand: LivelineCommand {
 
         let sample = try UpdateSequence(count: 1, bundleID: "com.example.flights").first { _ in true }!
         let body = try sample.0.validate(for: .device)
-        Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        Console.out("server: \(serverKind) on 127.0.0.1:\(server.port) (TLS, h2); body \(body.count) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores; allocator: \(Allocator.description)")
 
-        // The reference: h2load, one connection, the same requests: the same headers with a real
-        // provider token from the key APNSClient signs with, and the same 1000 device-token paths
-        // in the same order (so HPACK sees the same header churn).
         let key = try P256PrivateKey.generate()
-        let authorization = try APNSTokenProvider(key: key, keyID: benchKeyID, teamID: benchTeamID).current().authorization
-        let headers = sample.0.headers + [("authorization", authorization)]
-        let childCPUBefore = cpuSeconds(RUSAGE_CHILDREN)
-        let h2load = try workspace.h2load(port: server.port, paths: tokens.map { "/3/device/\($0)" }, headers: headers, body: body, count: count, streams: streams)
-        let h2loadCPU = cpuSeconds(RUSAGE_CHILDREN) - childCPUBefore
-        Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s, CPU %.2f s (%.1f µs/request)", count, streams, h2load, h2loadCPU, h2loadCPU / Double(count) * 1e6))
+        var h2load = Double.nan
+        if !arguments.flag("no-reference") {
+            // The reference: h2load, one connection, the same requests: the same headers with a real
+            // provider token from the key APNSClient signs with, and the same 1000 device-token paths
+            // in the same order (so HPACK sees the same header churn).
+            let authorization = try APNSTokenProvider(key: key, keyID: benchKeyID, teamID: benchTeamID).current().authorization
+            let headers = sample.0.headers + [("authorization", authorization)]
+            let childCPUBefore = cpuSeconds(RUSAGE_CHILDREN)
+            h2load = try workspace.h2load(port: server.port, paths: tokens.map { "/3/device/\($0)" }, headers: headers, body: body, count: count, streams: streams)
+            let h2loadCPU = cpuSeconds(RUSAGE_CHILDREN) - childCPUBefore
+            Console.out(String(format: "h2load -n %d -c 1 -m %d: %.0f req/s, CPU %.2f s (%.1f µs/request)", count, streams, h2load, h2loadCPU, h2loadCPU / Double(count) * 1e6))
 
-        let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
-            headers: headers, body: body, count: count, inFlight: inFlight)
-        Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
-            inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
+            let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
+                headers: headers, body: body, count: count, inFlight: inFlight)
+            Console.out(String(format: "raw HTTP2Connection, same request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
+                inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
 
-        // What validation and serialization (LivelineCore) cost per push on one thread, to tell
-        // them from the client's own cost.
-        let ring = try UpdateSequence(count: Swift.min(count, 1000), bundleID: "com.example.flights").ring
-        let validateStart = ContinuousClock.now
-        var bytes = 0
-        for index in 0..<count { bytes &+= try ring[index % ring.count].0.validate(for: .device).count }
-        let validateMicros = (ContinuousClock.now - validateStart).seconds / Double(count) * 1e6
-        Console.out(String(format: "PushRequest.validate (serialize + checks), one thread: %.1f µs/push (%d bytes)", validateMicros, bytes / count))
-
+            // What validation and serialization (LivelineCore) cost per push on one thread, to tell
+            // them from the client's own cost.
+            let ring = try UpdateSequence(count: Swift.min(count, 1000), bundleID: "com.example.flights").ring
+            let validateStart = ContinuousClock.now
+            var bytes = 0
+            for index in 0..<count { bytes &+= try ring[index % ring.count].0.validate(for: .device).count }
+            let validateMicros = (ContinuousClock.now - validateStart).seconds / Double(count) * 1e6
+            Console.out(String(format: "PushRequest.validate (serialize + checks), one thread: %.1f µs/push (%d bytes)", validateMicros, bytes / count))
+        }
         Console.out("\nAPNSClient    N      pushes/s  vs h2load  CPU s   µs/push  peak RSS MB  failed")
         for connections in connectionCounts {
             let run = try await measure(port: server.port, caFile: workspace.caFile, key: key, count: count, connections: connections, inFlight: inFlight)
