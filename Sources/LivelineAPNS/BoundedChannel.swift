@@ -7,8 +7,8 @@ import Synchronization
 /// The producer calls `admit()` before starting an item (waiting while either bound is reached),
 /// whoever finishes it calls `deliver(_:)` (never blocks: it may run on a connection's loop
 /// thread), and the consumer takes everything buffered at once with `nextBatch()`. Wake-ups are
-/// batched both ways: the consumer wakes once `capacity / 8` (at least 1) results wait or nothing
-/// is in flight, the producer once that much room has opened. `finish()` ends it; later deliveries are dropped.
+/// batched both ways: the consumer wakes once `capacity / 4` (at least 1) results wait or nothing
+/// is in flight, the producer once `capacity / 8` of room has opened. `finish()` ends it; later deliveries are dropped.
 final class BoundedChannel<Element: Sendable>: Sendable {
     private struct State {
         var buffer: [Element] = []
@@ -22,12 +22,16 @@ final class BoundedChannel<Element: Sendable>: Sendable {
 
     private let capacity: Int
     private let slack: Int
+    /// Results buffered before a waiting consumer is woken: each wake-up costs a thread hand-off,
+    /// so the consumer takes a quarter of the window at a time.
+    private let consumerBatch: Int
     private let state: Mutex<State>
 
     init(capacity: Int, producers: Int = 1) {
         state = Mutex(State(openProducers: max(1, producers)))
         self.capacity = max(1, capacity)
         slack = max(1, self.capacity / 8)
+        consumerBatch = max(1, self.capacity / 4)
     }
 
     private func hasRoom(_ s: State, needed: Int) -> Bool {
@@ -111,7 +115,7 @@ final class BoundedChannel<Element: Sendable>: Sendable {
             if !s.finished { s.buffer.append(element) }
             // The consumer wakes once a batch is worth taking, or when nothing else is coming soon.
             var consumer: CheckedContinuation<Void, Never>?
-            if s.buffer.count >= slack || s.inFlight == 0 || s.finished {
+            if s.buffer.count >= consumerBatch || s.inFlight == 0 || s.finished {
                 consumer = s.consumer
                 s.consumer = nil
             }

@@ -41,19 +41,21 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     private let verifyName: String
 
     // Loop-thread state.
+    // The hot ones skip run-time exclusivity checks (@exclusivity(unchecked)): one thread
+    // uses them, so an overlapping access could only come from a bug the static checks see.
     private var addresses: [SocketAddress] = []
     private var addressIndex = 0
     private var lastConnectError = ""
     private var connectContinuation: CheckedContinuation<Void, any Error>?
     private var connectTimer: UInt64?
-    private var queue = RequestQueue()
-    private var active: [Int32: PendingRequest] = [:]
-    private var header = HeaderBlock()
-    private var goAway: HTTP2Error.GoAway?
-    private var closing: CloseMode?
+    @exclusivity(unchecked) private var queue = RequestQueue()
+    @exclusivity(unchecked) private var active: [Int32: PendingRequest] = [:]
+    @exclusivity(unchecked) private var header = HeaderBlock()
+    @exclusivity(unchecked) private var goAway: HTTP2Error.GoAway?
+    @exclusivity(unchecked) private var closing: CloseMode?
     private var terminated = false
-    private var deadlineTimer: UInt64?
-    private var deadlineTimerAt: UInt64 = 0
+    @exclusivity(unchecked) private var deadlineTimer: UInt64?
+    @exclusivity(unchecked) private var deadlineTimerAt: UInt64 = 0
     private var idleTimer: UInt64?
     private var pings: [(opaque: UInt64, start: UInt64, timer: UInt64, completion: (Result<Duration, HTTP2Error>) -> Void)] = []
     private var nextPingOpaque: UInt64 = 1

@@ -17,6 +17,9 @@ protocol EventLoopHandler: AnyObject {
 protocol EventLoopFlushable: AnyObject {
     /// Writes what was produced during the iteration.
     func flushAtEndOfIteration()
+    /// Whether it is queued for this iteration's flush; kept by the loop (loop thread only), so
+    /// asking twice costs a flag test rather than a set lookup.
+    var isFlushQueued: Bool { get set }
 }
 
 /// One thread running `epoll_wait`, with an eventfd to wake it, a timer heap and a queue of work
@@ -43,11 +46,11 @@ final class EventLoop: @unchecked Sendable {
         var finished = false
     }
 
-    // Loop-thread state.
-    private var handlers: [Int32: EventLoopHandler] = [:]
-    private var timers = TimerHeap()
-    private var flushQueue: [EventLoopFlushable] = []
-    private var flushQueued = Set<ObjectIdentifier>()
+    // Loop-thread state (one thread: no run-time exclusivity checks needed).
+    @exclusivity(unchecked) private var handlers: [Int32: EventLoopHandler] = [:]
+    @exclusivity(unchecked) private var timers = TimerHeap()
+    @exclusivity(unchecked) private var flushQueue: [EventLoopFlushable] = []
+    @exclusivity(unchecked) private var flushing: [EventLoopFlushable] = []
     private let name: String
 
     /// Starts a loop on a new thread named `name`.
@@ -185,7 +188,8 @@ final class EventLoop: @unchecked Sendable {
 
     /// Calls `target.flushAtEndOfIteration()` once at the end of this iteration. Loop thread only.
     func flushSoon(_ target: EventLoopFlushable) {
-        if flushQueued.insert(ObjectIdentifier(target)).inserted {
+        if !target.isFlushQueued {
+            target.isFlushQueued = true
             flushQueue.append(target)
         }
     }
@@ -240,8 +244,8 @@ final class EventLoop: @unchecked Sendable {
                 // the loop), then hand over to inline execution.
                 timers = TimerHeap()
                 handlers.removeAll()
+                for target in flushQueue { target.isFlushQueued = false }
                 flushQueue.removeAll()
-                flushQueued.removeAll()
                 let done = inbox.withLock { inbox -> Bool in
                     if !inbox.work.isEmpty { return false }
                     inbox.finished = true
@@ -276,10 +280,14 @@ final class EventLoop: @unchecked Sendable {
 
     private func runFlushes() {
         while !flushQueue.isEmpty {
-            let queue = flushQueue
-            flushQueue.removeAll(keepingCapacity: true)
-            flushQueued.removeAll(keepingCapacity: true)
-            for target in queue { target.flushAtEndOfIteration() }
+            // Swap with the spare so neither array reallocates: targets queued while flushing
+            // go to the (empty) other one and run in the next round.
+            swap(&flushQueue, &flushing)
+            for target in flushing {
+                target.isFlushQueued = false
+                target.flushAtEndOfIteration()
+            }
+            flushing.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -13,27 +13,30 @@ import Glibc
 /// few TLS records.
 ///
 /// Thread confinement: an instance is created, used and closed on its event loop's thread only.
-/// Subclasses add state under the same rule.
+/// Subclasses add state under the same rule. State touched per request skips run-time exclusivity
+/// checks (`@exclusivity(unchecked)`): with one thread, only a bug the static checks also see
+/// could overlap two accesses.
 class SessionDriver: EventLoopHandler, EventLoopFlushable {
     let loop: EventLoop
     var fd: Int32
     private(set) var ssl: OpaquePointer?
     /// The nghttp2 session, created by the subclass once the handshake is done.
-    var session: OpaquePointer?
+    @exclusivity(unchecked) var session: OpaquePointer?
     private(set) var handshakeComplete = false
-    private(set) var isClosed = false
+    @exclusivity(unchecked) private(set) var isClosed = false
     /// Monotonic time of the last bytes read.
-    private(set) var lastReadTime: UInt64 = EventLoop.now()
+    @exclusivity(unchecked) private(set) var lastReadTime: UInt64 = EventLoop.now()
 
-    private var interest: UInt32 = 0
-    private var output = ByteBuffer(capacity: 64 * 1024)
+    @exclusivity(unchecked) var isFlushQueued = false
+    @exclusivity(unchecked) private var interest: UInt32 = 0
+    @exclusivity(unchecked) private var output = ByteBuffer(capacity: 64 * 1024)
     private static let readSize = 64 * 1024
     private let readBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: SessionDriver.readSize)
     /// Set while inside nghttp2 calls: closing must wait until they return.
-    private var inSessionCall = false
-    private var closeRequested: (error: HTTP2Error?, abrupt: Bool)?
+    @exclusivity(unchecked) private var inSessionCall = false
+    @exclusivity(unchecked) private var closeRequested: (error: HTTP2Error?, abrupt: Bool)?
     /// Close once everything nghttp2 wants to send is written (after a GOAWAY).
-    private var closeWhenFlushed: (error: HTTP2Error?, set: Bool) = (nil, false)
+    @exclusivity(unchecked) private var closeWhenFlushed: (error: HTTP2Error?, set: Bool) = (nil, false)
 
     /// Largest amount of frame bytes gathered before writing.
     private static let flushThreshold = 64 * 1024
