@@ -176,6 +176,55 @@ struct ScriptedConnector: PushConnector {
         await client.shutdown()
     }
 
+    /// Completions start the next push themselves; a consumer that stops reading stalls the send
+    /// (bounded), and reading again resumes it until every push has exactly one result.
+    @Test func bulkSendResumesAfterTheConsumerPausesAndDeliversEachPushOnce() async throws {
+        let connection = ScriptedConnection()
+        let auth = APNSConfiguration.Authentication.certificate(certFile: "/c", keyFile: "/k")
+        let client = APNSClient(
+            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), maxInFlight: 16),
+            connector: ScriptedConnector(connection: connection))
+        let total = 300
+        let pushes = (0..<total).map { (Self.push, String(format: "%064x", $0)) }
+        let answering = Atomic<Bool>(true)
+        // The server: answers whatever waits, every third push rejected.
+        let server = Task {
+            var answered = 0
+            while answering.load(ordering: .relaxed) {
+                if connection.state.withLock({ !$0.waiting.isEmpty }) {
+                    connection.answer(answered % 3 == 2 ? 400 : 200)
+                    answered += 1
+                }
+                await Task.yield()
+            }
+        }
+        var seen: [Int: APNSResult] = [:]
+        let iterator = client.sendAll(pushes).makeAsyncIterator()
+        for _ in 0..<10 {
+            guard let outcome = await iterator.next() else { break }
+            seen[outcome.index] = outcome.result
+        }
+        // Paused: at most the in-flight window plus the result buffer get sent.
+        let stalled = { connection.state.withLock { $0.sent } }
+        var previous = -1
+        while stalled() != previous {
+            previous = stalled()
+            for _ in 0..<200 { await Task.yield() }
+        }
+        #expect(stalled() <= 10 + 16 + 32)
+        while let outcome = await iterator.next() {
+            #expect(seen[outcome.index] == nil, "push \(outcome.index) twice")
+            #expect(outcome.deviceToken == pushes[outcome.index].1)
+            seen[outcome.index] = outcome.result
+        }
+        answering.store(false, ordering: .relaxed)
+        await server.value
+        #expect(seen.count == total)
+        #expect(seen.values.filter(\.isAccepted).count == total - total / 3)
+        #expect(connection.state.withLock { $0.sent } == total)
+        await client.shutdown()
+    }
+
     /// A million pushes through `sendAll` hold no more than `maxInFlight` results at once.
     @Test func bulkSendKeepsAtMostMaxInFlightOutstanding() async throws {
         let connection = ScriptedConnection()
