@@ -63,17 +63,8 @@ public final class APNSClient: Sendable {
     ///
     /// - Returns: accepted, rejected (status, reason, 410 timestamp) or failed; never throws.
     public func send(_ request: PushRequest, to deviceToken: String) async -> APNSResult {
-        if let problem = Self.checkDeviceToken(deviceToken) { return .failed(problem) }
-        if let problem = checkAuthentication(for: request.pushType) { return .failed(problem) }
-        let body: [UInt8]
-        do {
-            body = try request.validate(for: .device)
-        } catch {
-            return .failed(APNSClientError(.invalidRequest, error.message))
-        }
-        let wire = WireRequest(method: "POST", path: "/3/device/\(deviceToken)", headers: request.headers, body: body, indexesPath: false)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
-            submit(wire, on: devicePool, idHeader: "apns-id") { continuation.resume(returning: $0) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
+            send(request, to: deviceToken) { continuation.resume(returning: $0) }
         }
     }
 
@@ -95,7 +86,15 @@ public final class APNSClient: Sendable {
         } catch {
             return .failure(APNSClientError(.invalidRequest, error.message))
         }
-        return .success(WireRequest(method: "POST", path: "/3/device/" + deviceToken, headers: request.headers, body: body, indexesPath: false))
+        // The other header values are built from enums, numbers and UUIDs; these two are free text.
+        if !ByteScan.isFieldValue(request.topic) {
+            return .failure(APNSClientError(.invalidRequest, "apns-topic contains NUL, CR or LF, which HTTP/2 header values cannot carry"))
+        }
+        if let collapseID = request.collapseID, !ByteScan.isFieldValue(collapseID) {
+            return .failure(APNSClientError(.invalidRequest, "apns-collapse-id contains NUL, CR or LF, which HTTP/2 header values cannot carry"))
+        }
+        // Checked here (hex token path, safe header values), so the transport need not check again.
+        return .success(WireRequest(method: "POST", path: "/3/device/" + deviceToken, headers: request.headers, body: body, indexesPath: false, isChecked: true))
     }
 
     /// A device token must be non-empty, even-length hex.

@@ -30,8 +30,9 @@ final class HTTP2PushConnection: PushConnection {
     init(_ connection: HTTP2Connection) { self.connection = connection }
 
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
-        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
+        var http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
                                 indexesPath: request.indexesPath)
+        http.isChecked = request.isChecked
         do {
             let response = try await connection.send(http)
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
@@ -42,14 +43,15 @@ final class HTTP2PushConnection: PushConnection {
 
     /// The callback path: no task and no cancellation handler per request.
     func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
-        let http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
+        var http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
                                 indexesPath: request.indexesPath)
+        http.isChecked = request.isChecked
         connection.send(http) { result in
             switch result {
             case .success(let response):
                 completion(.success(WireResponse(status: response.status, headers: response.headers.fields, body: response.body)))
             case .failure(let error):
-                completion(.failure(Self.wireError(error, path: http.path)))
+                completion(.failure(Self.wireError(error, path: request.path)))
             }
         }
     }

@@ -26,6 +26,8 @@ struct WireRequest: Sendable {
     var body: [UInt8]
     /// False for paths no other request repeats (a device token's): HPACK keeps them out of its table.
     var indexesPath = true
+    /// The client already checked every byte of the path and header values (device pushes).
+    var isChecked = false
 }
 
 /// One complete response.

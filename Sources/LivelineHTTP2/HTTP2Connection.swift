@@ -92,7 +92,7 @@ public final class HTTP2Connection: Sendable {
     }
 
     private func enqueue(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) -> PendingRequest? {
-        if let problem = Self.validate(request) {
+        if !request.isChecked, let problem = Self.validate(request) {
             completion(.failure(problem))
             return nil
         }

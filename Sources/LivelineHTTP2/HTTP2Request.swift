@@ -18,6 +18,9 @@ public struct HTTP2Request: Sendable {
     /// literal and does not push the headers that do repeat (the provider token, the topic) out
     /// of the table, where each would cost its full length again on the next request.
     public var indexesPath = true
+    /// Set by Liveline's own clients when they have already checked every byte `send` checks
+    /// (method, path, header names and values), so the check is not run twice per request.
+    package var isChecked = false
 
     /// Creates a request.
     public init(method: String = "GET", path: String, headers: HTTP2Headers = [:], body: [UInt8] = [], authority: String? = nil, timeout: Duration? = nil, indexesPath: Bool = true) {

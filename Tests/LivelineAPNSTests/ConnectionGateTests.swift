@@ -163,6 +163,22 @@ struct ScriptedConnector: PushConnector {
         #expect(APNSClient.checkDeviceToken(String(repeating: "aF09", count: 16)) == nil)
     }
 
+    /// Free-text header values cannot smuggle a line break or NUL into the header block: the push
+    /// fails before it reaches a connection, naming the header.
+    @Test(arguments: [("\r\n", "apns-topic", false), ("\n", "apns-collapse-id", true), ("\u{0}", "apns-topic", false)])
+    func headerValuesWithLineBreaksFailBeforeSending(_ bad: String, _ header: String, _ inCollapseID: Bool) async throws {
+        let connection = ScriptedConnection()
+        let client = try Self.client(connection)
+        var push = Self.push
+        if inCollapseID { push.collapseID = "gate" + bad + "x-injected: 1" } else { push.topic = "com.example.flights" + bad }
+        let result = await client.send(push, to: Self.token)
+        guard case .failed(let error) = result else { Issue.record("\(result)"); return }
+        #expect(error.code == .invalidRequest)
+        #expect(error.message.contains(header))
+        #expect(connection.state.withLock { $0.sent } == 0)
+        await client.shutdown()
+    }
+
     @Test func invalidPushesFailValidationBeforeSending() async throws {
         let connection = ScriptedConnection()
         let client = try Self.client(connection)
