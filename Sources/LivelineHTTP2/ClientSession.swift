@@ -187,6 +187,9 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         defer { nghttp2_option_del(option) }
         // Until the server's SETTINGS arrive, assume one stream (APNs token connections start there).
         nghttp2_option_set_peer_max_concurrent_streams(option, 1)
+        // Requests are independent: no RFC 7540 priority tree to keep, so closed streams are
+        // forgotten at once (with SETTINGS_NO_RFC7540_PRIORITIES below).
+        nghttp2_option_set_no_closed_streams(option, 1)
         var created: OpaquePointer?
         let result = nghttp2_session_client_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         guard result == 0, let created else {
@@ -196,6 +199,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         _ = nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)
