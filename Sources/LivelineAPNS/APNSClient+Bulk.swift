@@ -61,14 +61,19 @@ extension APNSClient {
     ///
     /// Sending starts when iteration starts. The sequence is read lazily, so it can be a
     /// generator of a million pushes; results stream out as they complete.
+    ///
+    /// The sequence's iterator is advanced under a lock by whichever thread starts the next push:
+    /// a producer task at first, then mostly the connection's event-loop thread as each verdict
+    /// arrives. Keep its `next()` cheap and non-blocking (no I/O), or it delays that connection.
     public func sendAll<S: Sequence & Sendable>(_ pushes: S) -> APNSResultStream where S.Element == (PushRequest, String) {
         let limit = configuration.maxInFlight
         return APNSResultStream {
-            // Producers (one per connection, at most about one per core) take pushes from the
-            // shared iterator, validate them in small batches and hand each batch to the
-            // connections together, so a loop wakes once per batch rather than once per push.
-            // Results arrive by callback (on a connection's loop thread in the common case): no
-            // task runs per push. One producer per connection leaves the cores to the loops.
+            // Producers (one per connection, at most about one per core) fill the window: they take
+            // pushes from the shared iterator, validate them in small batches and hand each batch
+            // to the connections together. From then on the window refills itself: results arrive
+            // by callback on a connection's loop thread, which starts the next push at once
+            // (`submitBulk`), so a steady send runs no task and crosses no thread per push. The
+            // producers take over again only when the consumer falls behind or a push failed.
             let producers = Swift.min(self.configuration.connectionCount, Swift.max(2, ProcessInfo.processInfo.activeProcessorCount), 4, limit)
             let channel = BoundedChannel<APNSBulkResult>(capacity: limit, producers: producers)
             let source = PushSource(pushes.makeIterator())
