@@ -265,7 +265,17 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         return nil
     }
 
+    /// Responses finished since the last write pass.
+    private var finishedSinceFlush = 0
+    /// After this many responses in one read, new requests go out before reading on.
+    private static let earlyFlushAfter = 32
+
+    override func wantsEarlyFlush() -> Bool {
+        finishedSinceFlush >= Self.earlyFlushAfter && !queue.isEmpty
+    }
+
     override func willFlush() {
+        finishedSinceFlush = 0
         submitQueued()
         if closing != nil, !terminated, queue.isEmpty, active.isEmpty, let session {
             // Drained: say goodbye; nghttp2 then stops wanting I/O and the driver closes.
@@ -556,6 +566,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         guard let request = active.removeValue(forKey: streamID) else { return }
+        finishedSinceFlush += 1
         activeCount.store(active.count, ordering: .relaxed)
         loop.flushSoon(self)
         if request.isFinished { return }

@@ -61,6 +61,9 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
     func handshakeFailure(_ detail: String) -> HTTP2Error { HTTP2Error(.tlsFailed, detail) }
     /// Called before each write pass: submit queued work here.
     func willFlush() {}
+    /// Asked after each TLS record read: true writes what is ready now, before reading on, so
+    /// the peer gets new work while the rest of a large read is still being handled.
+    func wantsEarlyFlush() -> Bool { false }
 
     // MARK: Setup
 
@@ -157,6 +160,7 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
                     return
                 }
                 if let request = closeRequested { close(request.error, abrupt: request.abrupt); return }
+                if wantsEarlyFlush() { flushAtEndOfIteration() }
                 continue
             }
             let code = SSL_get_error(ssl, count)
