@@ -90,7 +90,7 @@ enum BenchClientCommand: LivelineCommand {
                                count, streams, rounds, h2loadBest.rate, h2loadBest.cpu, h2loadBest.cpu / Double(count) * 1e6))
             let raw = try await rawTransport(port: server.port, caFile: workspace.caFile, path: "/3/device/\(sample.1)",
                 headers: headers, body: body, count: count, inFlight: inFlight)
-            Console.out(String(format: "raw HTTP2Connection, one prepared request, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
+            Console.out(String(format: "raw HTTP2Connection, one prepared request, callbacks, %d in flight: %.0f req/s (%.2fx h2load), CPU %.2f s (%.1f µs/request)",
                 inFlight, raw.rate, raw.rate / h2load, raw.cpu, raw.cpu / Double(count) * 1e6))
         }
         // What validation and serialization (LivelineCore) cost per push on one thread, to tell
@@ -153,21 +153,17 @@ enum BenchClientCommand: LivelineCommand {
         return Run(count: count, seconds: elapsed.seconds, cpu: cpu, peakRSSMB: peakRSSMB(), failed: failed)
     }
 
-    /// The transport alone: one prepared request sent `count` times, `inFlight` at a time, to
-    /// tell the client's own cost (validation, retries, pooling) from the transport's.
+    /// The transport alone: one prepared request (one path, no validation) sent `count` times,
+    /// `inFlight` at a time, each completion starting the next as APNSClient's bulk send does, to
+    /// tell the client's own cost (validation, retries, pooling, results) from the transport's.
     static func rawTransport(port: Int, caFile: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
                              count: Int, inFlight: Int) async throws -> (rate: Double, cpu: Double) {
         let connection = try await HTTP2Connection.connect(host: "127.0.0.1", port: port, configuration: HTTP2ClientConfiguration(trust: .caFile(caFile)))
         let request = HTTP2Request(method: "POST", path: path, headers: HTTP2Headers(headers), body: body)
-        let taken = TicketCounter()
         let cpuBefore = cpuSeconds()
         let start = ContinuousClock.now
-        await withDiscardingTaskGroup { group in
-            for _ in 0..<Swift.min(inFlight, count) {
-                group.addTask {
-                    while taken.take() <= count { _ = try? await connection.send(request) }
-                }
-            }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            SelfClockedSender(connection: connection, request: request, total: count, done: done).start(window: Swift.min(inFlight, count))
         }
         let elapsed = ContinuousClock.now - start
         let cpu = cpuSeconds() - cpuBefore
@@ -244,8 +240,30 @@ struct UpdateSequence: Sequence, Sendable {
     func makeIterator() -> Iterator { Iterator(sequence: self) }
 }
 
-/// Hands out 1, 2, 3... to concurrent workers.
-final class TicketCounter: Sendable {
-    private let value = Atomic<Int>(0)
-    func take() -> Int { value.add(1, ordering: .relaxed).newValue }
+/// Keeps a window of requests in flight with the callback API: each completion sends the next.
+final class SelfClockedSender: Sendable {
+    let connection: HTTP2Connection
+    let request: HTTP2Request
+    let total: Int
+    let started = Atomic<Int>(0)
+    let finished = Atomic<Int>(0)
+    let done: CheckedContinuation<Void, Never>
+
+    init(connection: HTTP2Connection, request: HTTP2Request, total: Int, done: CheckedContinuation<Void, Never>) {
+        self.connection = connection
+        self.request = request
+        self.total = total
+        self.done = done
+    }
+
+    func start(window: Int) {
+        for _ in 0..<window { sendNext() }
+    }
+
+    private func sendNext() {
+        guard started.add(1, ordering: .relaxed).newValue <= total else { return }
+        connection.send(request) { [self] _ in
+            if finished.add(1, ordering: .relaxed).newValue == total { done.resume() } else { sendNext() }
+        }
+    }
 }
