@@ -38,10 +38,10 @@ struct JSONCompactWriter: ~Copyable {
 
     /// A right-sized array holding what was written.
     private func makeArray() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 { buffer.baseAddress!.update(from: base, count: count) }
-            initialized = count
-        }
+        // Not `Array(unsafeUninitializedCapacity:)`: on Linux that path looks up the generic
+        // metadata of the array's storage on every call (a locked hash lookup), which costs more
+        // than the whole copy.
+        Array(UnsafeBufferPointer(start: base, count: count))
     }
 
     /// Makes room for `extra` more bytes.
