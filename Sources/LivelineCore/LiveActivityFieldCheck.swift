@@ -38,7 +38,9 @@ enum LiveActivityFieldCheck {
             }
         }
 
-        var bit: UInt16 { 1 << rawValue }
+        var bit: UInt16 {
+            @inline(__always) get { 1 << rawValue }
+        }
     }
 
     /// Whether `body` is a Live Activity push the slow path accepts for this target.
@@ -46,10 +48,14 @@ enum LiveActivityFieldCheck {
         guard case .object(let root) = body else { return false }
         var found: Fields?
         root.members.withUnsafeBufferPointer { members in
-            // `root["aps"]`: the first member named "aps".
-            guard let aps = members.firstIndex(where: { $0.key == "aps" }) else { return }
-            guard case .object(let object) = members[aps].value else { return }
-            found = object.members.withUnsafeBufferPointer { Fields($0) }
+            guard let first = members.baseAddress else { return }
+            // `root["aps"]`: the first member named "aps", read in place.
+            for index in 0..<members.count where (first + index).pointee.key == "aps" {
+                if case .object(let aps) = (first + index).pointee.value {
+                    found = aps.members.withUnsafeBufferPointer { Fields($0) }
+                }
+                return
+            }
         }
         guard let fields = found else { return false }
         return fields.pass(broadcast: broadcast)

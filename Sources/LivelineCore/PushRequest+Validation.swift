@@ -33,7 +33,7 @@ extension PushRequest {
             throw PayloadError(.priorityNotAllowed, "apns-priority \(priority.rawValue) is not allowed for \(pushType) pushes; use \(allowed)")
         }
         if target == .device, let suffix = rules.topicSuffix {
-            let fits = suffix.isEmpty ? !Self.knownSuffixes.contains { topic.hasSuffix($0) } : Self.hasSuffix(topic, suffix) && topic.utf8.count > suffix.utf8.count
+            let fits = suffix.isEmpty ? !Self.knownSuffixes.contains { topic.hasSuffix($0) } : topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count
             if topic.isEmpty || !fits {
                 let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
@@ -64,55 +64,6 @@ extension PushRequest {
             allowedPriorityMask = type.allowedPriorities.reduce(0) { $0 | 1 << UInt16($1.rawValue) }
             topicSuffix = type.topicSuffix
         }
-    }
-
-    /// `topic.hasSuffix(suffix)`, comparing bytes eight at a time when that gives the same answer:
-    /// both strings ASCII (one byte per scalar, no canonical equivalents) and the suffix not
-    /// starting with a line feed (CR LF is the one ASCII pair that forms a single Character).
-    static func hasSuffix(_ topic: String, _ suffix: String) -> Bool {
-        let bytewise: Bool?? = topic.utf8.withContiguousStorageIfAvailable { topicBytes -> Bool? in
-            suffix.utf8.withContiguousStorageIfAvailable { suffixBytes -> Bool? in
-                guard suffixBytes.count <= topicBytes.count, suffixBytes.first != UInt8(ascii: "\n"),
-                    isASCII(topicBytes), isASCII(suffixBytes)
-                else { return nil }
-                let tail = UnsafeBufferPointer(rebasing: topicBytes[(topicBytes.count - suffixBytes.count)...])
-                return equalBytes(tail, suffixBytes)
-            } ?? nil
-        }
-        if let bytewise, let answer = bytewise { return answer }
-        return topic.hasSuffix(suffix)
-    }
-
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(start)
-        var bits: UInt64 = 0
-        var index = 0
-        while bytes.count - index >= 8 {
-            bits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < bytes.count {
-            bits |= UInt64(bytes[index])
-            index += 1
-        }
-        return bits & 0x8080_8080_8080_8080 == 0
-    }
-
-    /// Whether two buffers of the same length hold the same bytes.
-    private static func equalBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let pa = a.baseAddress, let pb = b.baseAddress else { return a.count == b.count }
-        let ra = UnsafeRawPointer(pa), rb = UnsafeRawPointer(pb)
-        var index = 0
-        while a.count - index >= 8 {
-            if ra.loadUnaligned(fromByteOffset: index, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
-            index += 8
-        }
-        while index < a.count {
-            if pa[index] != pb[index] { return false }
-            index += 1
-        }
-        return true
     }
 
     private static let liveActivityRules = TypeRules(.liveActivity)
