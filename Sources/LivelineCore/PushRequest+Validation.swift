@@ -52,8 +52,6 @@ extension PushRequest {
         return bytes
     }
 
-    /// A push type's priorities and topic suffix, computed once for Live Activities (the bulk
-    /// case) instead of on every push.
     /// A push type's rules as `validate` reads them, computed once for Live Activities (the bulk
     /// case) instead of on every push.
     private struct TypeRules: Sendable {
