@@ -21,7 +21,7 @@ struct JSONCompactWriter: ~Copyable {
     static func serialize(_ value: JSONValue) -> (bytes: [UInt8], allFinite: Bool) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var writer = JSONCompactWriter(scratch: scratch)
-            writer.write(value)
+            withUnsafePointer(to: value) { writer.write($0) }
             let bytes = writer.makeArray()
             return (bytes, writer.allFinite)
         }
@@ -38,10 +38,10 @@ struct JSONCompactWriter: ~Copyable {
 
     /// A right-sized array holding what was written.
     private func makeArray() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 { buffer.baseAddress!.update(from: base, count: count) }
-            initialized = count
-        }
+        // Not `Array(unsafeUninitializedCapacity:)`: on Linux that path looks up the generic
+        // metadata of the array's storage on every call (a locked hash lookup), which costs more
+        // than the whole copy.
+        Array(UnsafeBufferPointer(start: base, count: count))
     }
 
     /// Makes room for `extra` more bytes.
@@ -88,19 +88,23 @@ struct JSONCompactWriter: ~Copyable {
         text.withUTF8Buffer { append($0) }
     }
 
-    private mutating func write(_ value: borrowing JSONValue) {
-        switch value {
-        case .null: append("null")
-        case .bool(let b): append(b ? "true" : "false")
+    /// Writes the value at `value`, reading it in place: scalars, strings and the arrays of
+    /// containers without copying them out of their parent (each copy costs a retain and a release).
+    private mutating func write(_ value: UnsafePointer<JSONValue>) {
+        switch value.pointee {
         case .number(let n): writeNumber(n)
-        case .string(let s): writeString(s)
+        case .string(let s):
+            if let done: Void = s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) { return done }
+            writeString(s)
+        case .bool(let b): append(b ? "true" : "false")
+        case .null: append("null")
         case .array(let items):
             append(UInt8(ascii: "["))
             items.withUnsafeBufferPointer { items in
                 guard let first = items.baseAddress else { return }
                 for index in 0..<items.count {
                     if index > 0 { append(UInt8(ascii: ",")) }
-                    writeChild(first + index)
+                    write(first + index)
                 }
             }
             append(UInt8(ascii: "]"))
@@ -110,25 +114,12 @@ struct JSONCompactWriter: ~Copyable {
                 guard let first = members.baseAddress else { return }
                 for index in 0..<members.count {
                     if index > 0 { append(UInt8(ascii: ",")) }
-                    writeString((first + index).pointee.key)
+                    writeString(at: (first + index).pointer(to: \.key)!)
                     append(UInt8(ascii: ":"))
-                    writeChild((first + index).pointer(to: \.value)!)
+                    write((first + index).pointer(to: \.value)!)
                 }
             }
             append(UInt8(ascii: "}"))
-        }
-    }
-
-    /// A member or element, read in place: scalars and strings without copying the value out of
-    /// its array (a copy costs a retain and a release per value).
-    @inline(__always)
-    private mutating func writeChild(_ value: UnsafePointer<JSONValue>) {
-        switch value.pointee {
-        case .number(let n): writeNumber(n)
-        case .string(let s): writeString(s)
-        case .bool(let b): append(b ? "true" : "false")
-        case .null: append("null")
-        case .array, .object: write(value.pointee)
         }
     }
 
@@ -179,6 +170,13 @@ struct JSONCompactWriter: ~Copyable {
     /// "00" through "99", for printing integers two digits at a time.
     private static let digitPairs: StaticString =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// A key, read in place.
+    @inline(__always)
+    private mutating func writeString(at string: UnsafePointer<String>) {
+        if let done: Void = string.pointee.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) { return done }
+        writeString(string.pointee)
+    }
 
     private mutating func writeString(_ string: borrowing String) {
         if let done: Void = string.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) { return done }

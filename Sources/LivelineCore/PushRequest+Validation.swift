@@ -28,8 +28,8 @@ extension PushRequest {
         }
         let isLiveActivity = pushType == .liveActivity
         let rules = isLiveActivity ? Self.liveActivityRules : TypeRules(pushType)
-        if let priority, !rules.allowedPriorities.contains(priority) {
-            let allowed = rules.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
+        if let priority, rules.allowedPriorityMask & (1 << UInt16(priority.rawValue)) == 0 {
+            let allowed = pushType.allowedPriorities.map { String($0.rawValue) }.joined(separator: " or ")
             throw PayloadError(.priorityNotAllowed, "apns-priority \(priority.rawValue) is not allowed for \(pushType) pushes; use \(allowed)")
         }
         if target == .device, let suffix = rules.topicSuffix {
@@ -52,13 +52,14 @@ extension PushRequest {
         return bytes
     }
 
-    /// A push type's priorities and topic suffix, computed once for Live Activities (the bulk
+    /// A push type's rules as `validate` reads them, computed once for Live Activities (the bulk
     /// case) instead of on every push.
     private struct TypeRules: Sendable {
-        let allowedPriorities: [Priority]
+        /// Bit `p` set when priority `p` is allowed.
+        let allowedPriorityMask: UInt16
         let topicSuffix: String?
         init(_ type: PushType) {
-            allowedPriorities = type.allowedPriorities
+            allowedPriorityMask = type.allowedPriorities.reduce(0) { $0 | 1 << UInt16($1.rawValue) }
             topicSuffix = type.topicSuffix
         }
     }

@@ -57,8 +57,25 @@ public struct PushRequest: Sendable, Hashable {
 
     /// The request headers besides `:method`, `:path` and `authorization`, in the order sent.
     public var headers: [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = [("apns-push-type", pushType.rawValue), ("apns-topic", topic)]
-        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
+        // One allocation of the right size; the priority from a literal rather than `String(Int)`.
+        var count = 2
+        if priority != nil { count += 1 }
+        if expiration != nil { count += 1 }
+        if collapseID != nil { count += 1 }
+        if apnsID != nil { count += 1 }
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(count)
+        headers.append(("apns-push-type", pushType.rawValue))
+        headers.append(("apns-topic", topic))
+        if let priority {
+            let value: String
+            switch priority {
+            case .immediate: value = "10"
+            case .considerate: value = "5"
+            case .low: value = "1"
+            }
+            headers.append(("apns-priority", value))
+        }
         if let expiration { headers.append(("apns-expiration", expiration.headerValue)) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
         if let apnsID { headers.append(("apns-id", apnsID.uuidString.lowercased())) }

@@ -82,7 +82,7 @@ struct JSONValueGenerator {
         0, -0.0, 1, -1, 16, 75, 100, -42, 0.1, 0.5, -0.5, 0.1 + 0.2, 3.14, 123.456, 721692800.5, 1_800_000_000, 799_999_999,
         1e15 - 1, -(1e15 - 1), 1e15, 1e16, 1e20, 1e21, -1e21, 2.5e25, 1e-6, 1e-7, 1.5e-7, -1.5e-7, 0.000001,
         1767225600000, 1.2345678901234568e17, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude,
-        Double(Int64.max), Double(Int32.max), 9_007_199_254_740_993, 999_999_999_999_999, 123_456_789_012_345,
+        Double(Int64.max), Double(Int32.max), 9_007_199_254_740_992, 9_007_199_254_740_994, 999_999_999_999_999, 123_456_789_012_345,
     ]
 
     init(seed: UInt64) { random = SeededGenerator(seed: seed) }
