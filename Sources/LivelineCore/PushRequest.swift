@@ -64,7 +64,8 @@ public struct PushRequest: Sendable, Hashable {
         if collapseID != nil { count += 1 }
         if apnsID != nil { count += 1 }
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(count)
+        // One slot more: a token-auth client appends `authorization` without reallocating.
+        headers.reserveCapacity(count + 1)
         headers.append(("apns-push-type", pushType.rawValue))
         headers.append(("apns-topic", topic))
         if let priority {
