@@ -23,7 +23,7 @@ public struct SimulatorRequest: Sendable, Hashable {
         public var value: String
         /// A header; the name is lowercased.
         public init(_ name: String, _ value: String) {
-            self.name = name.lowercased()
+            self.name = ASCII.lowercased(name)
             self.value = value
         }
     }
