@@ -43,6 +43,14 @@ public struct SimulatorRequest: Sendable, Hashable {
         return nil
     }
 
+    /// `header(_:)` for a name of lower-case ASCII letters and `-` only: no other text is canonically
+    /// equivalent to such a name, so comparing lengths first cannot change the answer.
+    func header(lowercaseASCII name: String) -> String? {
+        let count = name.utf8.count
+        for h in headers where h.name.utf8.count == count && h.name == name { return h.value }
+        return nil
+    }
+
     /// The first header name that appears more than once.
     var duplicatedHeader: String? {
         if headers.count < 2 { return nil }

@@ -100,14 +100,14 @@ public final class SimulatorServer: Sendable {
         for field in request.headers.fields { requestHeaders.append(SimulatorRequest.Header(field.name, field.value)) }
         let simRequest = SimulatorRequest(method: request.method, path: request.path, authority: request.authority, headers: requestHeaders, body: request.body)
         let id = request.connection.id
-        var state = table.withLock { $0[id]?.state } ?? simulator.newConnection()
-        let response = simulator.handle(simRequest, connection: &state)
-        table.withLock { t in
-            if let index = t.index(forKey: id) {
-                t.values[index].state = state
-            } else {
-                t[id] = (request.connection, state)
+        // The connection's state is updated in place (lock order: this table, then the simulator's state).
+        let response = table.withLock { t in
+            var index = t.index(forKey: id)
+            if index == nil {
+                t[id] = (request.connection, simulator.newConnection())
+                index = t.index(forKey: id)
             }
+            return simulator.handle(simRequest, connection: &t.values[index!].state)
         }
 
         var fields: [(name: String, value: String)] = []

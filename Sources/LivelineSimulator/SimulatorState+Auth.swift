@@ -23,7 +23,7 @@ extension SimulatorState {
         case .token:
             break
         }
-        guard let header = request.header("authorization") else { return AuthResult(reason: .missingProviderToken) }
+        guard let header = request.header(lowercaseASCII: "authorization") else { return AuthResult(reason: .missingProviderToken) }
 
         let memo: AuthorizationMemo
         if let last = lastAuthorization, ASCII.sameBytes(last.header, header) {

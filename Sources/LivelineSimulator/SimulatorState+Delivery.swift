@@ -12,7 +12,10 @@ extension SimulatorState {
     mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
         switch record.kind {
         case .device:
-            devices[record.deviceID]?.apps[record.bundleID]?.keep(notification: body)
+            // By index, so the device and app records are changed in place rather than copied.
+            if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
+                devices.values[d].apps.values[a].keep(notification: body)
+            }
             return (nil, [Delivery(deviceID: record.deviceID, activityID: nil, dropReason: nil, detail: pushType.deliveredDetail)])
         case .pushToStart(let tokenType):
             let json = try? JSONValue.parse(body)

@@ -4,7 +4,7 @@ import LivelineCore
 extension SimulatorState {
     /// Handles `POST /3/device/<token>` in the order of apns-protocol.md §10.
     mutating func handleDevicePush(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
-        let requestedID = request.header("apns-id")
+        let requestedID = request.header(lowercaseASCII: "apns-id")
         let apnsID = requestedID.flatMap { Self.isUUID($0) ? ASCII.lowercased($0) : nil } ?? rng.uuidString()
         let rawToken = Self.deviceToken(inPath: request.path)
         var context = PushContext(time: now, kind: "device", method: request.method, path: redactedPath(request.path, token: rawToken), apnsID: apnsID)
@@ -46,23 +46,23 @@ extension SimulatorState {
 
         // 6. header syntax
         if let id = requestedID, !Self.isUUID(id) { return rejectF(.badMessageID) }
-        if let exp = request.header("apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
+        if let exp = request.header(lowercaseASCII: "apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
         var priority = 10
-        if let p = request.header("apns-priority") {
+        if let p = request.header(lowercaseASCII: "apns-priority") {
             guard let v = Int(p), v == 10 || v == 5 || v == 1 else { return rejectF(.badPriority) }
             priority = v
         }
         context.priority = priority
         var explicitType: PushTypeFacts?
-        if let t = request.header("apns-push-type") {
+        if let t = request.header(lowercaseASCII: "apns-push-type") {
             let facts = facts(for: PushType(rawValue: t))
             guard facts.known else { return rejectF(.invalidPushType) }
             explicitType = facts
         }
-        if let collapse = request.header("apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseID) }
+        if let collapse = request.header(lowercaseASCII: "apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseID) }
 
         // 7. topic
-        var topic = request.header("apns-topic")
+        var topic = request.header(lowercaseASCII: "apns-topic")
         if topic == nil, case .certificate(let bundle, _, _) = connection.authentication { topic = bundle }
         guard let topic, !topic.isEmpty else { return rejectF(.missingTopic) }
         let (bundleID, suffix) = splitTopic(topic)
