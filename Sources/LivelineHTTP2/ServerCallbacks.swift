@@ -1,4 +1,7 @@
 import CNghttp2
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// nghttp2 callbacks of server sessions (static, nonisolated, called on the loop thread).
 enum ServerCallbacks {
@@ -32,8 +35,24 @@ enum ServerCallbacks {
             }
             return 0
         }
-        stream.headers.append((name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), value: text))
+        let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+        stream.headers.append((name: commonName(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self), value: text))
         return 0
+    }
+
+    /// Request header names seen on most requests, as strings made once (nghttp2 has already
+    /// checked names are lower-case tokens, so a byte match is the same string).
+    private static let commonNames: [(bytes: [UInt8], name: String)] = [
+        "authorization", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
+        "apns-collapse-id", "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
+    ].map { (Array($0.utf8), $0) }
+
+    /// The shared string for `bytes` when it is one of `commonNames`.
+    private static func commonName(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        for entry in commonNames where entry.bytes.count == bytes.count {
+            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return entry.name }
+        }
+        return nil
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in

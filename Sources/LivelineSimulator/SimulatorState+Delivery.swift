@@ -16,7 +16,7 @@ extension SimulatorState {
             if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
                 devices.values[d].apps.values[a].keep(notification: body)
             }
-            return (nil, [Delivery(deviceID: record.deviceID, activityID: nil, dropReason: nil, detail: pushType.deliveredDetail)])
+            return (nil, deviceDeliveries(deviceID: record.deviceID, detail: pushType.deliveredDetail))
         case .pushToStart(let tokenType):
             let json = try? JSONValue.parse(body)
             let (push, event, failure) = parsePush(json)

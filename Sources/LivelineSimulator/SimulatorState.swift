@@ -141,6 +141,18 @@ struct SimulatorState: Sendable {
         func allows(priority: Int) -> Bool { priority >= 0 && priority < 32 && priorityMask & (1 << UInt32(priority)) != 0 }
     }
 
+    /// `[Delivery(deviceID:activityID: nil, dropReason: nil, detail:)]`, the same array as last time when
+    /// it would hold the same bytes.
+    mutating func deviceDeliveries(deviceID: String, detail: String) -> [PushRecord.Delivery] {
+        if let last = lastDeviceDeliveries.first, lastDeviceDeliveries.count == 1,
+            ASCII.sameBytes(last.deviceID, deviceID), ASCII.sameBytes(last.detail, detail)
+        {
+            return lastDeviceDeliveries
+        }
+        lastDeviceDeliveries = [PushRecord.Delivery(deviceID: deviceID, activityID: nil, dropReason: nil, detail: detail)]
+        return lastDeviceDeliveries
+    }
+
     /// The facts for `type`, from the one-entry cache when it is the type seen last.
     mutating func facts(for type: PushType) -> PushTypeFacts {
         if let last = lastPushType, ASCII.sameBytes(last.type.rawValue, type.rawValue) { return last }
@@ -173,6 +185,8 @@ struct SimulatorState: Sendable {
     var lastPushType: PushTypeFacts?
     /// The log path for the last device-token prefix (the 8 bytes packed as an integer).
     var lastRedactedPath: RedactedPath?
+    /// The delivery list last logged for an ordinary notification (one array shared by log entries).
+    var lastDeviceDeliveries: [PushRecord.Delivery] = []
     var rateWindows: [String: [Date]] = [:]
     var faults = FaultState()
 
