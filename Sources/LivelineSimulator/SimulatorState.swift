@@ -118,16 +118,17 @@ struct SimulatorState: Sendable {
     }
 
     /// A push type's rules as LivelineCore states them, looked up once and kept.
-    struct PushTypeFacts: Sendable {
-        var type: PushType
+    /// Immutable, so the cached instance is shared rather than copied.
+    final class PushTypeFacts: Sendable {
+        let type: PushType
         /// One of `PushType.all`.
-        var known: Bool
-        var topicSuffix: String?
+        let known: Bool
+        let topicSuffix: String?
         /// Bit `n` set when priority `n` is allowed.
-        var priorityMask: UInt32
-        var maxPayloadBytes: Int
+        let priorityMask: UInt32
+        let maxPayloadBytes: Int
         /// The delivery detail logged for an ordinary notification of this type.
-        var deliveredDetail: String
+        let deliveredDetail: String
 
         init(_ type: PushType) {
             self.type = type
