@@ -29,7 +29,7 @@ enum ASCII {
     }
 
     /// What a device token's bytes contain, found in one pass.
-    struct TokenScan {
+    struct TokenScan: Sendable {
         /// A `/` appears.
         var hasSlash = false
         /// Every byte is a hex digit (either case).

@@ -6,8 +6,9 @@ extension SimulatorState {
     mutating func handleDevicePush(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
         let requestedID = request.header(lowercaseASCII: "apns-id")
         let apnsID = requestedID.flatMap { Self.isUUID($0) ? ASCII.lowercased($0) : nil } ?? rng.uuidString()
-        let rawToken = Self.deviceToken(inPath: request.path)
-        var context = PushContext(time: now, kind: "device", method: request.method, path: redactedPath(request.path, token: rawToken), apnsID: apnsID)
+        let parsed = parsePath(request.path)
+        let rawToken = parsed.token
+        var context = PushContext(time: now, kind: "device", method: request.method, path: parsed.redacted, apnsID: apnsID)
 
         func reject(_ reason: APNSReason, timestamp: Date? = nil, actions: [ConnectionAction] = [], delay: TimeInterval = 0) -> SimulatorResponse {
             finish(context, reason: reason, timestamp: timestamp, idHeader: "apns-id", connection: &connection, actions: actions, delay: delay)
@@ -18,7 +19,7 @@ extension SimulatorState {
         guard let token = rawToken, !token.isEmpty else {
             return reject(request.path == "/3/device" || request.path == "/3/device/" ? .missingDeviceToken : .badPath)
         }
-        let scan = ASCII.scan(token: token)
+        let scan = parsed.scan
         if scan.hasSlash { return reject(.badPath) }
 
         // Fault injection (global or per token), drawn before any other check.
@@ -246,6 +247,17 @@ extension SimulatorState {
 
     static func inferPushType(suffix: String) -> PushType {
         suffix.isEmpty ? .alert : (suffixes.first { $0.0 == suffix }?.1 ?? .alert)
+    }
+
+    /// The token of a device-push path, its log form and its byte scan: a pure function of the
+    /// path, kept for the last path (clients push to one token many times in a row).
+    mutating func parsePath(_ path: String) -> ParsedDevicePath {
+        if let last = lastDevicePath, ASCII.sameBytes(last.path, path) { return last }
+        let token = Self.deviceToken(inPath: path)
+        let parsed = ParsedDevicePath(
+            path: path, token: token, redacted: redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
+        lastDevicePath = parsed
+        return parsed
     }
 
     /// The token after `/3/device/`, as `String(path.dropFirst(10))` gives it; `nil` for other paths.

@@ -111,6 +111,21 @@ struct SimulatorState: Sendable {
         var suffix: String
     }
 
+    /// A device-push path, its token (`nil` when not under `/3/device/`), its log form and the token's scan.
+    final class ParsedDevicePath: Sendable {
+        let path: String
+        let token: String?
+        let redacted: String
+        let scan: ASCII.TokenScan
+
+        init(path: String, token: String?, redacted: String, scan: ASCII.TokenScan) {
+            self.path = path
+            self.token = token
+            self.redacted = redacted
+            self.scan = scan
+        }
+    }
+
     /// A device-token prefix (8 bytes packed) and the log path it gives.
     struct RedactedPath: Sendable {
         var prefix: UInt64
@@ -186,6 +201,8 @@ struct SimulatorState: Sendable {
     var lastPushType: PushTypeFacts?
     /// The log path for the last device-token prefix (the 8 bytes packed as an integer).
     var lastRedactedPath: RedactedPath?
+    /// The last device-push path and what it gives.
+    var lastDevicePath: ParsedDevicePath?
     /// The delivery list last logged for an ordinary notification (one array shared by log entries).
     var lastDeviceDeliveries: [PushRecord.Delivery] = []
     var rateWindows: [String: [Date]] = [:]
