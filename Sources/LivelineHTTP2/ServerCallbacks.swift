@@ -1,4 +1,7 @@
 import CNghttp2
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// nghttp2 callbacks of server sessions (static, nonisolated, called on the loop thread).
 enum ServerCallbacks {
@@ -18,25 +21,48 @@ enum ServerCallbacks {
         return 0
     }
 
-    static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, _ in
+    static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, userData in
         guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
-        let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
         if flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0 {
             stream.neverIndexed.append(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self))
         }
         if nameLength > 1 && name[0] == UInt8(ascii: ":") {
             switch (name[1], nameLength) {
-            case (UInt8(ascii: "m"), 7): stream.method = text
-            case (UInt8(ascii: "p"), 5): stream.path = text
-            case (UInt8(ascii: "a"), 10): stream.authority = text
-            case (UInt8(ascii: "s"), 7): stream.scheme = text
+            case (UInt8(ascii: "m"), 7): stream.method = String(decoding: valueBytes, as: UTF8.self)
+            case (UInt8(ascii: "p"), 5): stream.path = Self.session(userData).recentValue(slot: 0, valueBytes)
+            case (UInt8(ascii: "a"), 10): stream.authority = String(decoding: valueBytes, as: UTF8.self)
+            case (UInt8(ascii: "s"), 7): stream.scheme = String(decoding: valueBytes, as: UTF8.self)
             default: break
             }
             return 0
         }
-        stream.headers.append((name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), value: text))
+        let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+        if let index = commonNameIndex(nameBytes) {
+            stream.headers.append((name: commonNames[index].name, value: Self.session(userData).recentValue(slot: index + 1, valueBytes)))
+        } else {
+            stream.headers.append((name: String(decoding: nameBytes, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
+        }
         return 0
+    }
+
+    /// Slots `ServerSession.recentValue` needs: `:path`, then one per common name.
+    static var recentValueSlots: Int { commonNames.count + 1 }
+
+    /// Request header names seen on most requests, as strings made once (nghttp2 has already
+    /// checked names are lower-case tokens, so a byte match is the same string).
+    private static let commonNames: [(bytes: [UInt8], name: String)] = [
+        "authorization", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
+        "apns-collapse-id", "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
+    ].map { (Array($0.utf8), $0) }
+
+    /// The index in `commonNames` of the name `bytes` spell, if any.
+    private static func commonNameIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        for index in commonNames.indices where commonNames[index].bytes.count == bytes.count {
+            if commonNames[index].bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return index }
+        }
+        return nil
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in

@@ -20,6 +20,8 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
     private var draining = false
     private var handshakeTimer: UInt64?
     private(set) var handle: HTTP2ServerConnection?
+    /// The last value decoded for `:path` and each common header name (see `ServerCallbacks`).
+    private var recentValues = [String](repeating: "", count: ServerCallbacks.recentValueSlots)
 
     init(loop: EventLoop, fd: Int32, id: UInt64, server: ServerCore) {
         self.server = server
@@ -194,6 +196,21 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         let stream = ServerStream(streamID: streamID)
         streams[streamID] = stream
         nghttp2_session_set_stream_user_data(session, streamID, Unmanaged.passUnretained(stream).toOpaque())
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self)`, reusing the string made for the same slot last time
+    /// when the bytes are the same (clients repeat `:path`, `authorization` and the like on every request).
+    func recentValue(slot: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return "" }
+        let last = recentValues[slot]
+        if last.utf8.count == bytes.count,
+            last.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 }) == true
+        {
+            return last
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        recentValues[slot] = text
+        return text
     }
 
     func bodyChunk(_ stream: ServerStream, _ data: UnsafePointer<UInt8>, _ length: Int) {

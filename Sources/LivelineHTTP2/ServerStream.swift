@@ -7,7 +7,12 @@ final class ServerStream {
     var path = ""
     var authority: String?
     var scheme: String?
-    var headers: [(name: String, value: String)] = []
+    /// Room for a typical request's fields from the start, so appending rarely reallocates.
+    var headers: [(name: String, value: String)] = {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(8)
+        return fields
+    }()
     var neverIndexed: [String] = []
     var body: [UInt8] = []
     var responseBody: [UInt8] = []

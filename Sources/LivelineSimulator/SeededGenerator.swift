@@ -37,20 +37,34 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     mutating func uuidString() -> String {
         let hi = next()
         let lo = next()
+        // Bytes 0-7 come from `hi`, 8-15 from `lo`, low byte first; byte 6 carries the version, byte 8 the variant.
         return String(unsafeUninitializedCapacity: 36) { out in
-            var i = 0
-            for n in 0..<16 {
-                if n == 4 || n == 6 || n == 8 || n == 10 {
-                    out[i] = UInt8(ascii: "-")
-                    i += 1
-                }
-                var byte = UInt8(truncatingIfNeeded: (n < 8 ? hi : lo) >> (UInt64(n % 8) * 8))
-                if n == 6 { byte = (byte & 0x0F) | 0x40 }
-                if n == 8 { byte = (byte & 0x3F) | 0x80 }
+            func put(_ word: UInt64, _ shift: UInt64, at i: Int) {
+                let byte = UInt8(truncatingIfNeeded: word >> shift)
                 out[i] = Hex.digit(byte >> 4)
                 out[i + 1] = Hex.digit(byte & 0x0F)
-                i += 2
             }
+            let dash = UInt8(ascii: "-")
+            put(hi, 0, at: 0)
+            put(hi, 8, at: 2)
+            put(hi, 16, at: 4)
+            put(hi, 24, at: 6)
+            out[8] = dash
+            put(hi, 32, at: 9)
+            put(hi, 40, at: 11)
+            out[13] = dash
+            put(UInt64((UInt8(truncatingIfNeeded: hi >> 48) & 0x0F) | 0x40), 0, at: 14)
+            put(hi, 56, at: 16)
+            out[18] = dash
+            put(UInt64((UInt8(truncatingIfNeeded: lo) & 0x3F) | 0x80), 0, at: 19)
+            put(lo, 8, at: 21)
+            out[23] = dash
+            put(lo, 16, at: 24)
+            put(lo, 24, at: 26)
+            put(lo, 32, at: 28)
+            put(lo, 40, at: 30)
+            put(lo, 48, at: 32)
+            put(lo, 56, at: 34)
             return 36
         }
     }

@@ -25,6 +25,7 @@ extension Simulator {
         state.withLock { s in
             s.keysByID[key.keyID] = key
             s.jwtCache.removeAll()  // tokens refused for want of this key may verify now
+            s.lastAuthorization = nil
         }
     }
 

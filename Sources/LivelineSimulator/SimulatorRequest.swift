@@ -23,7 +23,7 @@ public struct SimulatorRequest: Sendable, Hashable {
         public var value: String
         /// A header; the name is lowercased.
         public init(_ name: String, _ value: String) {
-            self.name = name.lowercased()
+            self.name = ASCII.lowercased(name)
             self.value = value
         }
     }
@@ -40,6 +40,14 @@ public struct SimulatorRequest: Sendable, Hashable {
     /// The first value of header `name` (lowercase).
     public func header(_ name: String) -> String? {
         for h in headers where h.name == name { return h.value }
+        return nil
+    }
+
+    /// `header(_:)` for a name of lower-case ASCII letters and `-` only: no other text is canonically
+    /// equivalent to such a name, so comparing lengths first cannot change the answer.
+    func header(lowercaseASCII name: String) -> String? {
+        let count = name.utf8.count
+        for h in headers where h.name.utf8.count == count && h.name == name { return h.value }
         return nil
     }
 

@@ -95,16 +95,25 @@ public final class SimulatorServer: Sendable {
             responder.respond(status: 200, headers: ["content-type": "application/json"], body: Array(json.prettyPrinted().utf8))
             return
         }
-        let simRequest = SimulatorRequest(
-            method: request.method, path: request.path, authority: request.authority,
-            headers: request.headers.map { SimulatorRequest.Header($0.name, $0.value) }, body: request.body)
+        var requestHeaders: [SimulatorRequest.Header] = []
+        requestHeaders.reserveCapacity(request.headers.count)
+        for field in request.headers.fields { requestHeaders.append(SimulatorRequest.Header(field.name, field.value)) }
+        let simRequest = SimulatorRequest(method: request.method, path: request.path, authority: request.authority, headers: requestHeaders, body: request.body)
         let id = request.connection.id
-        var state = table.withLock { $0[id]?.state } ?? simulator.newConnection()
-        let response = simulator.handle(simRequest, connection: &state)
-        table.withLock { $0[id] = (request.connection, state) }
+        // The connection's state is updated in place (lock order: this table, then the simulator's state).
+        let response = table.withLock { t in
+            var index = t.index(forKey: id)
+            if index == nil {
+                t[id] = (request.connection, simulator.newConnection())
+                index = t.index(forKey: id)
+            }
+            return simulator.handle(simRequest, connection: &t.values[index!].state)
+        }
 
-        var headers = HTTP2Headers()
-        for h in response.headers { headers.add(h.name, h.value) }
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(response.headers.count)
+        for h in response.headers { fields.append((name: h.name, value: h.value)) }
+        let headers = HTTP2Headers(fields)
         let delay: Duration? = response.delay > 0 ? .milliseconds(Int64(response.delay * 1000)) : nil
         var goAway: [UInt8]?
         for action in response.actions {

@@ -7,7 +7,8 @@ extension SimulatorState {
     struct AuthResult {
         var reason: APNSReason?
         var teamID: String?
-        var key: ProviderKey?
+        /// For a topic-specific key, the bundle ids it may push to.
+        var topics: [String]?
     }
 
     /// Checks `authorization` (or the client certificate) and the connection's bindings (§5, §10 step 5).
@@ -22,31 +23,41 @@ extension SimulatorState {
         case .token:
             break
         }
-        guard let header = request.header("authorization") else { return AuthResult(reason: .missingProviderToken) }
-        guard let tokenString = Self.bearerToken(header) else { return AuthResult(reason: .missingProviderToken) }
+        guard let header = request.header(lowercaseASCII: "authorization") else { return AuthResult(reason: .missingProviderToken) }
 
-        let cached: CachedToken
-        if let hit = jwtCache[tokenString] {
-            cached = hit
+        let memo: AuthorizationMemo
+        if let last = lastAuthorization, ASCII.sameBytes(last.header, header) {
+            // The same header as last time: the same token, cache entry and key (the memo is
+            // cleared whenever keys change, and cache entries depend only on the token and keys).
+            memo = last
         } else {
-            guard let token = try? JWT(parsing: tokenString) else {
-                return AuthResult(reason: .invalidProviderToken)
+            guard let tokenString = Self.bearerToken(header) else { return AuthResult(reason: .missingProviderToken) }
+            let cached: CachedToken
+            if let hit = jwtCache[tokenString] {
+                cached = hit
+            } else {
+                guard let token = try? JWT(parsing: tokenString) else {
+                    return AuthResult(reason: .invalidProviderToken)
+                }
+                var valid = false
+                if let key = keysByID[token.keyID], key.teamID == token.teamID {
+                    valid = (try? token.verify(with: key.publicKey)) != nil
+                }
+                cached = CachedToken(token: token, valid: valid)
+                if jwtCache.count >= 10_000 { jwtCache.removeAll(keepingCapacity: true) }
+                jwtCache[tokenString] = cached
             }
-            var valid = false
-            if let key = keysByID[token.keyID], key.teamID == token.teamID {
-                valid = (try? token.verify(with: key.publicKey)) != nil
-            }
-            cached = CachedToken(token: token, valid: valid)
-            if jwtCache.count >= 10_000 { jwtCache.removeAll(keepingCapacity: true) }
-            jwtCache[tokenString] = cached
+            memo = AuthorizationMemo(header: header, token: tokenString, cached: cached, key: keysByID[cached.token.keyID])
+            lastAuthorization = memo
         }
-        guard cached.valid, let key = keysByID[cached.token.keyID] else { return AuthResult(reason: .invalidProviderToken) }
-        if !key.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
-        if now.timeIntervalSince(cached.token.issuedAt) > 3600 { return AuthResult(reason: .expiredProviderToken) }
+        let tokenString = memo.token
+        guard memo.valid, memo.keyFound else { return AuthResult(reason: .invalidProviderToken) }
+        if !memo.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
+        if now.timeIntervalSince(memo.issuedAt) > 3600 { return AuthResult(reason: .expiredProviderToken) }
 
         if let boundTeam = connection.boundTeamID, let boundKey = connection.boundKeyID {
-            if boundTeam != key.teamID { return AuthResult(reason: .invalidProviderToken) }
-            if boundKey != key.keyID, key.relatedKeyID != boundKey, keysByID[boundKey]?.relatedKeyID != key.keyID {
+            if boundTeam != memo.teamID { return AuthResult(reason: .invalidProviderToken) }
+            if boundKey != memo.keyID, memo.relatedKeyID != boundKey, keysByID[boundKey]?.relatedKeyID != memo.keyID {
                 return AuthResult(reason: .unrelatedKeyIDInToken)
             }
             if let env = connection.boundEnvironment, env != config.environment { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
@@ -61,11 +72,11 @@ extension SimulatorState {
             connection.tokenChangedAt = now
         }
         if connection.boundKeyID == nil {
-            connection.boundKeyID = key.keyID
-            connection.boundTeamID = key.teamID
+            connection.boundKeyID = memo.keyID
+            connection.boundTeamID = memo.teamID
             connection.boundEnvironment = config.environment
         }
-        return AuthResult(teamID: key.teamID, key: key)
+        return AuthResult(teamID: memo.teamID, topics: memo.topics)
     }
 
     /// The token after a case-insensitive `bearer ` and any spaces; `nil` when there is none.
@@ -88,16 +99,21 @@ extension SimulatorState {
 
     /// Whether the authenticated key may push to `bundleID`: `nil` if so, else the reason (§10 step 7).
     func topicReason(bundleID: String, auth: AuthResult, connection: ConnectionState, pushType: PushType) -> APNSReason? {
+        topicReason(app: appsByBundle[bundleID], bundleID: bundleID, auth: auth, connection: connection, pushType: pushType)
+    }
+
+    /// `topicReason(bundleID:auth:connection:pushType:)` with `appsByBundle[bundleID]` already looked up.
+    func topicReason(app: AppRegistration?, bundleID: String, auth: AuthResult, connection: ConnectionState, pushType: PushType) -> APNSReason? {
         switch connection.authentication {
         case .trusted:
-            return appsByBundle[bundleID] == nil ? .badTopic : nil
+            return app == nil ? .badTopic : nil
         case .certificate(let certBundle, _, _):
             if pushType.requiresTokenAuthentication { return .topicDisallowed }
             return certBundle == bundleID ? nil : .badTopic
         case .token:
-            guard let app = appsByBundle[bundleID] else { return .badTopic }
+            guard let app else { return .badTopic }
             if app.teamID != auth.teamID { return .topicDisallowed }
-            if let topics = auth.key?.topics, !topics.contains(bundleID) { return .topicDisallowed }
+            if let topics = auth.topics, !topics.contains(bundleID) { return .topicDisallowed }
             return nil
         }
     }

@@ -9,16 +9,14 @@ extension SimulatorState {
     static let keptNotifications = 100
 
     /// Delivers an accepted device push to the device that owns `token`.
-    mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushType, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
+    mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
         switch record.kind {
         case .device:
-            if devices[record.deviceID]?.apps[record.bundleID] != nil {
-                devices[record.deviceID]!.apps[record.bundleID]!.notifications.append(body)
-                if devices[record.deviceID]!.apps[record.bundleID]!.notifications.count > Self.keptNotifications * 2 {
-                    devices[record.deviceID]!.apps[record.bundleID]!.notifications.removeFirst(Self.keptNotifications)
-                }
+            // By index, so the device and app records are changed in place rather than copied.
+            if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
+                devices.values[d].apps.values[a].keep(notification: body)
             }
-            return (nil, [Delivery(deviceID: record.deviceID, activityID: nil, dropReason: nil, detail: "\(pushType) notification delivered")])
+            return (nil, deviceDeliveries(deviceID: record.deviceID, detail: pushType.deliveredDetail))
         case .pushToStart(let tokenType):
             let json = try? JSONValue.parse(body)
             let (push, event, failure) = parsePush(json)

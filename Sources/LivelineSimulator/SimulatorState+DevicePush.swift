@@ -4,10 +4,11 @@ import LivelineCore
 extension SimulatorState {
     /// Handles `POST /3/device/<token>` in the order of apns-protocol.md §10.
     mutating func handleDevicePush(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
-        let requestedID = request.header("apns-id")
-        let apnsID = requestedID.flatMap { Self.isUUID($0) ? $0.lowercased() : nil } ?? rng.uuidString()
-        let rawToken = request.path.hasPrefix("/3/device/") ? String(request.path.dropFirst(10)) : nil
-        var context = PushContext(time: now, kind: "device", method: request.method, path: Self.redactedPath(request.path, token: rawToken), apnsID: apnsID)
+        let requestedID = request.header(lowercaseASCII: "apns-id")
+        let apnsID = requestedID.flatMap { Self.isUUID($0) ? ASCII.lowercased($0) : nil } ?? rng.uuidString()
+        let parsed = parsePath(request.path)
+        let rawToken = parsed.token
+        var context = PushContext(time: now, kind: "device", method: request.method, path: parsed.redacted, apnsID: apnsID)
 
         func reject(_ reason: APNSReason, timestamp: Date? = nil, actions: [ConnectionAction] = [], delay: TimeInterval = 0) -> SimulatorResponse {
             finish(context, reason: reason, timestamp: timestamp, idHeader: "apns-id", connection: &connection, actions: actions, delay: delay)
@@ -18,7 +19,8 @@ extension SimulatorState {
         guard let token = rawToken, !token.isEmpty else {
             return reject(request.path == "/3/device" || request.path == "/3/device/" ? .missingDeviceToken : .badPath)
         }
-        if token.utf8.contains(UInt8(ascii: "/")) { return reject(.badPath) }
+        let scan = parsed.scan
+        if scan.hasSlash { return reject(.badPath) }
 
         // Fault injection (global or per token), drawn before any other check.
         var faultActions: [ConnectionAction] = []
@@ -45,38 +47,40 @@ extension SimulatorState {
 
         // 6. header syntax
         if let id = requestedID, !Self.isUUID(id) { return rejectF(.badMessageID) }
-        if let exp = request.header("apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
+        if let exp = request.header(lowercaseASCII: "apns-expiration"), !Self.isUnsignedInteger(exp) { return rejectF(.badExpirationDate) }
         var priority = 10
-        if let p = request.header("apns-priority") {
-            guard let v = Int(p), [10, 5, 1].contains(v) else { return rejectF(.badPriority) }
+        if let p = request.header(lowercaseASCII: "apns-priority") {
+            guard let v = Int(p), v == 10 || v == 5 || v == 1 else { return rejectF(.badPriority) }
             priority = v
         }
         context.priority = priority
-        var explicitType: PushType?
-        if let t = request.header("apns-push-type") {
-            let type = PushType(rawValue: t)
-            guard PushType.all.contains(type) else { return rejectF(.invalidPushType) }
-            explicitType = type
+        var explicitType: PushTypeFacts?
+        if let t = request.header(lowercaseASCII: "apns-push-type") {
+            let facts = facts(for: PushType(rawValue: t))
+            guard facts.known else { return rejectF(.invalidPushType) }
+            explicitType = facts
         }
-        if let collapse = request.header("apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseID) }
+        if let collapse = request.header(lowercaseASCII: "apns-collapse-id"), collapse.utf8.count > 64 { return rejectF(.badCollapseID) }
 
         // 7. topic
-        var topic = request.header("apns-topic")
+        var topic = request.header(lowercaseASCII: "apns-topic")
         if topic == nil, case .certificate(let bundle, _, _) = connection.authentication { topic = bundle }
         guard let topic, !topic.isEmpty else { return rejectF(.missingTopic) }
-        let (bundleID, suffix) = Self.splitTopic(topic)
+        let (bundleID, suffix) = splitTopic(topic)
         context.bundleID = bundleID
-        let pushType = explicitType ?? Self.inferPushType(suffix: suffix)
+        let typeFacts = explicitType ?? facts(for: Self.inferPushType(suffix: suffix))
+        let pushType = typeFacts.type
         context.pushType = pushType.rawValue
-        if explicitType != nil, let expected = pushType.topicSuffix, expected != suffix { return rejectF(.badTopic) }
-        if !pushType.allowedPriorities.contains(where: { $0.rawValue == priority }) { return rejectF(.badPriority) }
-        if let reason = topicReason(bundleID: bundleID, auth: auth, connection: connection, pushType: pushType) { return rejectF(reason) }
-        if appsByBundle[bundleID]?.forbidden == true { return rejectF(.forbidden) }
+        if explicitType != nil, let expected = typeFacts.topicSuffix, expected != suffix { return rejectF(.badTopic) }
+        if !typeFacts.allows(priority: priority) { return rejectF(.badPriority) }
+        let app = appsByBundle[bundleID]
+        if let reason = topicReason(app: app, bundleID: bundleID, auth: auth, connection: connection, pushType: pushType) { return rejectF(reason) }
+        if app?.forbidden == true { return rejectF(.forbidden) }
 
         // 8. device token
         let tokenUTF8 = token.utf8
-        guard tokenUTF8.count % 2 == 0, (64...200).contains(tokenUTF8.count), Hex.isHex(Substring(token).utf8) else { return rejectF(.badDeviceToken) }
-        let key = token.lowercased()
+        guard tokenUTF8.count % 2 == 0, (64...200).contains(tokenUTF8.count), scan.allHex else { return rejectF(.badDeviceToken) }
+        let key = scan.hasUpper ? token.lowercased() : token
         guard let record = tokens[key], record.environment == config.environment else { return rejectF(.badDeviceToken) }
         context.tokenDevice = record.deviceID
         if record.bundleID != bundleID { return rejectF(.deviceTokenNotForTopic) }
@@ -88,7 +92,7 @@ extension SimulatorState {
 
         // 9. body
         if request.body.isEmpty { return rejectF(.payloadEmpty) }
-        if request.body.count > pushType.maxPayloadBytes { return rejectF(.payloadTooLarge) }
+        if request.body.count > typeFacts.maxPayloadBytes { return rejectF(.payloadTooLarge) }
 
         // 10. rate per token
         if let limit = config.rateLimit {
@@ -104,10 +108,12 @@ extension SimulatorState {
 
         // 11. accept; 12. deliver to the device
         tick(now)
-        let deliveries = deliver(body: request.body, token: key, record: record, pushType: pushType, priority: priority, now: now)
+        let deliveries = deliver(body: request.body, token: key, record: record, pushType: typeFacts, priority: priority, now: now)
         if let event = deliveries.event { context.event = event }
         context.deliveries = deliveries.list
-        var headers = [SimulatorRequest.Header("apns-id", apnsID)]
+        var headers: [SimulatorRequest.Header] = []
+        headers.reserveCapacity(2)
+        headers.append(SimulatorRequest.Header("apns-id", apnsID))
         if config.environment == .sandbox { headers.append(.init("apns-unique-id", rng.uuidString())) }
         return accept(context, headers: headers, connection: &connection, actions: faultActions, delay: delay)
     }
@@ -195,13 +201,16 @@ extension SimulatorState {
 
     /// 8-4-4-4-12 hex digits.
     static func isUUID(_ text: String) -> Bool {
-        let u = Array(text.utf8)
+        let u = text.utf8
         guard u.count == 36 else { return false }
         for (i, c) in u.enumerated() {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 if c != UInt8(ascii: "-") { return false }
-            } else if !Hex.isHex(Substring(String(decoding: [c], as: UTF8.self)).utf8) {
-                return false
+            } else {
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): continue
+                default: return false
+                }
             }
         }
         return true
@@ -209,6 +218,14 @@ extension SimulatorState {
 
     static func isUnsignedInteger(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 12 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// `splitTopic(_:)` through the one-entry cache (pushes to one topic repeat it).
+    mutating func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
+        if let last = lastTopic, ASCII.sameBytes(last.topic, topic) { return (last.bundleID, last.suffix) }
+        let split = Self.splitTopic(topic)
+        lastTopic = TopicSplit(topic: topic, bundleID: split.bundleID, suffix: split.suffix)
+        return split
     }
 
     /// Splits a topic into its bundle id and push-type suffix (the longest known suffix it ends with).
@@ -230,6 +247,37 @@ extension SimulatorState {
 
     static func inferPushType(suffix: String) -> PushType {
         suffix.isEmpty ? .alert : (suffixes.first { $0.0 == suffix }?.1 ?? .alert)
+    }
+
+    /// The token of a device-push path, its log form and its byte scan: a pure function of the
+    /// path, kept for the last path (clients push to one token many times in a row).
+    mutating func parsePath(_ path: String) -> ParsedDevicePath {
+        if let last = lastDevicePath, ASCII.sameBytes(last.path, path) { return last }
+        let token = Self.deviceToken(inPath: path)
+        let parsed = ParsedDevicePath(
+            path: path, token: token, redacted: redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
+        lastDevicePath = parsed
+        return parsed
+    }
+
+    /// The token after `/3/device/`, as `String(path.dropFirst(10))` gives it; `nil` for other paths.
+    static func deviceToken(inPath path: String) -> String? {
+        guard path.hasPrefix("/3/device/") else { return nil }
+        let u = path.utf8
+        if u.count == 10 { return "" }
+        let start = u.index(u.startIndex, offsetBy: 10)
+        // An ASCII byte after the `/` starts a new character, so the 10 characters are the 10 bytes.
+        guard u[start] < 0x80 else { return String(path.dropFirst(10)) }
+        return String(Substring(path.utf8[start...]))
+    }
+
+    /// `redactedPath(_:token:)`, built once per token prefix while the prefix repeats.
+    mutating func redactedPath(_ path: String, token: String?) -> String {
+        guard let token, let prefix = ASCII.plainPrefix8(token) else { return Self.redactedPath(path, token: token) }
+        if let last = lastRedactedPath, last.prefix == prefix { return last.path }
+        let redacted = Self.redactedPath(path, token: token)
+        lastRedactedPath = RedactedPath(prefix: prefix, path: redacted)
+        return redacted
     }
 
     static func redactedPath(_ path: String, token: String?) -> String {
