@@ -29,12 +29,17 @@ final class HTTP2PushConnection: PushConnection {
 
     init(_ connection: HTTP2Connection) { self.connection = connection }
 
-    func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
+    /// `request` as LivelineHTTP2 takes it.
+    private static func http(_ request: WireRequest, timeout: Duration) -> HTTP2Request {
         var http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
                                 indexesPath: request.indexesPath)
         http.isChecked = request.isChecked
+        return http
+    }
+
+    func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
         do {
-            let response = try await connection.send(http)
+            let response = try await connection.send(Self.http(request, timeout: timeout))
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
         } catch {
             throw Self.wireError(error, path: request.path)
@@ -43,10 +48,7 @@ final class HTTP2PushConnection: PushConnection {
 
     /// The callback path: no task and no cancellation handler per request.
     func send(_ request: WireRequest, timeout: Duration, completion: @escaping @Sendable (Result<WireResponse, WireError>) -> Void) {
-        var http = HTTP2Request(method: request.method, path: request.path, headers: HTTP2Headers(request.headers), body: request.body, timeout: timeout,
-                                indexesPath: request.indexesPath)
-        http.isChecked = request.isChecked
-        connection.send(http) { result in
+        connection.send(Self.http(request, timeout: timeout)) { result in
             switch result {
             case .success(let response):
                 completion(.success(WireResponse(status: response.status, headers: response.headers.fields, body: response.body)))

@@ -234,14 +234,18 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     /// Takes a request sent from the loop thread itself; false when it was refused (it is then
     /// already finished with the refusal).
     func acceptOnLoop(_ request: PendingRequest) -> Bool {
-        let limit = configuration.maxQueuedRequests
-        if queue.count >= limit {
-            request.finish(.failure(HTTP2Error(.closed, "more than \(limit) requests are waiting for a stream on \(host):\(port) (maxQueuedRequests); the request was not sent", isRetryable: true)))
+        if queue.count >= configuration.maxQueuedRequests {
+            request.finish(.failure(queueFullError))
             return false
         }
         accept(request)
         loop.flushSoon(self)
         return !request.isFinished
+    }
+
+    /// Why a request was refused when `maxQueuedRequests` already wait (retryable: not sent).
+    var queueFullError: HTTP2Error {
+        HTTP2Error(.closed, "more than \(configuration.maxQueuedRequests) requests are waiting for a stream on \(endpoint) (maxQueuedRequests); the request was not sent", isRetryable: true)
     }
 
     private func accept(_ request: PendingRequest) {

@@ -107,7 +107,7 @@ public final class HTTP2Connection: Sendable {
         let outcome = session.inbox.withLock { inbox -> (refusal: HTTP2Error?, schedule: Bool) in
             if let refusal = inbox.refusal { return (refusal, false) }
             if inbox.requests.count + session.queuedCount.load(ordering: .relaxed) >= limit {
-                return (HTTP2Error(.closed, "more than \(limit) requests are waiting for a stream on \(session.host):\(session.port) (maxQueuedRequests); the request was not sent", isRetryable: true), false)
+                return (session.queueFullError, false)
             }
             inbox.requests.append(pending)
             if inbox.scheduled { return (nil, false) }
