@@ -56,21 +56,4 @@ enum ASCII {
         }
         return token.utf8.withContiguousStorageIfAvailable { run($0) } ?? run(token.utf8)
     }
-
-    /// The first 8 bytes of `text` packed into an integer, when those bytes and the 9th are ASCII
-    /// other than CR (so each of the first 8 is a whole `Character` and a 9th character exists);
-    /// `nil` otherwise.
-    static func plainPrefix8(_ text: String) -> UInt64? {
-        let u = text.utf8
-        guard u.count > 8 else { return nil }
-        var key: UInt64 = 0
-        var i = u.startIndex
-        for n in 0..<9 {
-            let c = u[i]
-            if c >= 0x80 || c == 0x0D { return nil }
-            if n < 8 { key |= UInt64(c) << (UInt64(n) * 8) }
-            i = u.index(after: i)
-        }
-        return key
-    }
 }

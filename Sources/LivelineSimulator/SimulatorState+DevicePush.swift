@@ -255,7 +255,7 @@ extension SimulatorState {
         if let last = lastDevicePath, ASCII.sameBytes(last.path, path) { return last }
         let token = Self.deviceToken(inPath: path)
         let parsed = ParsedDevicePath(
-            path: path, token: token, redacted: redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
+            path: path, token: token, redacted: Self.redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
         lastDevicePath = parsed
         return parsed
     }
@@ -269,15 +269,6 @@ extension SimulatorState {
         // An ASCII byte after the `/` starts a new character, so the 10 characters are the 10 bytes.
         guard u[start] < 0x80 else { return String(path.dropFirst(10)) }
         return String(Substring(path.utf8[start...]))
-    }
-
-    /// `redactedPath(_:token:)`, built once per token prefix while the prefix repeats.
-    mutating func redactedPath(_ path: String, token: String?) -> String {
-        guard let token, let prefix = ASCII.plainPrefix8(token) else { return Self.redactedPath(path, token: token) }
-        if let last = lastRedactedPath, last.prefix == prefix { return last.path }
-        let redacted = Self.redactedPath(path, token: token)
-        lastRedactedPath = RedactedPath(prefix: prefix, path: redacted)
-        return redacted
     }
 
     static func redactedPath(_ path: String, token: String?) -> String {

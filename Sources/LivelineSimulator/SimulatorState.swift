@@ -126,12 +126,6 @@ struct SimulatorState: Sendable {
         }
     }
 
-    /// A device-token prefix (8 bytes packed) and the log path it gives.
-    struct RedactedPath: Sendable {
-        var prefix: UInt64
-        var path: String
-    }
-
     /// A push type's rules as LivelineCore states them, looked up once and kept.
     /// Immutable, so the cached instance is shared rather than copied.
     final class PushTypeFacts: Sendable {
@@ -199,8 +193,6 @@ struct SimulatorState: Sendable {
     var lastTopic: TopicSplit?
     /// What LivelineCore says about the push type seen last.
     var lastPushType: PushTypeFacts?
-    /// The log path for the last device-token prefix (the 8 bytes packed as an integer).
-    var lastRedactedPath: RedactedPath?
     /// The last device-push path and what it gives.
     var lastDevicePath: ParsedDevicePath?
     /// The delivery list last logged for an ordinary notification (one array shared by log entries).
