@@ -14,29 +14,27 @@ extension JSONValue {
     /// An indented form for people (two spaces, `"key": value`), keys in order.
     public func prettyPrinted() -> String {
         var out: [UInt8] = []
-        write(to: &out, indent: 2, depth: 0)
+        writeIndented(to: &out, depth: 0)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// The byte count of the compact form.
     public var serializedSize: Int { serialized().count }
 
-    private func write(to out: inout [UInt8], indent: Int?, depth: Int) {
+    /// The indented form; scalars print exactly as in the compact form.
+    private func writeIndented(to out: inout [UInt8], depth: Int) {
         switch self {
-        case .null: JSONValue.appendASCII("null", to: &out)
-        case .bool(let b): JSONValue.appendASCII(b ? "true" : "false", to: &out)
-        case .number(let n): JSONValue.writeNumber(n, to: &out)
-        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .null, .bool, .number, .string: out.append(contentsOf: serialized())
         case .array(let items):
             out.append(UInt8(ascii: "["))
             var first = true
             for item in items {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                newline(&out, indent, depth + 1)
-                item.write(to: &out, indent: indent, depth: depth + 1)
+                Self.newline(&out, depth + 1)
+                item.writeIndented(to: &out, depth: depth + 1)
             }
-            if !items.isEmpty { newline(&out, indent, depth) }
+            if !items.isEmpty { Self.newline(&out, depth) }
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
@@ -44,81 +42,25 @@ extension JSONValue {
             for member in object.members {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                newline(&out, indent, depth + 1)
+                Self.newline(&out, depth + 1)
                 JSONValue.writeString(member.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                if indent != nil { out.append(UInt8(ascii: " ")) }
-                member.value.write(to: &out, indent: indent, depth: depth + 1)
+                out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                member.value.writeIndented(to: &out, depth: depth + 1)
             }
-            if !object.isEmpty { newline(&out, indent, depth) }
+            if !object.isEmpty { Self.newline(&out, depth) }
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
-    }
-
-    /// Writes `number` in JavaScript's form; integers (the common case) without building a String.
-    static func writeNumber(_ number: Double, to out: inout [UInt8]) {
-        if number.isFinite, number.magnitude < 1e15, number == number.rounded(), number != 0 {
-            var value = Int64(number)
-            if value < 0 {
-                out.append(UInt8(ascii: "-"))
-                value = -value
-            }
-            var digits: (UInt64, UInt64) = (0, 0)  // 16 bytes of scratch: up to 15 digits
-            let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-                var i = buffer.count
-                repeat {
-                    i -= 1
-                    buffer[i] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                } while value > 0
-                out.append(contentsOf: buffer[i...])
-                return buffer.count - i
-            }
-            _ = count
-            return
-        }
-        out.append(contentsOf: javaScriptNumber(number).utf8)
-    }
-
-    private func newline(_ out: inout [UInt8], _ indent: Int?, _ depth: Int) {
-        guard let indent else { return }
+    private static func newline(_ out: inout [UInt8], _ depth: Int) {
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * depth))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
-    /// Writes `string` as a JSON string literal with `JSON.stringify`'s escaping.
+    /// Writes `string` as a JSON string literal with `JSON.stringify`'s escaping (the compact
+    /// writer's, so both forms escape alike).
     public static func writeString(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
-                out.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-                case 0x08: out.append(UInt8(ascii: "b"))
-                case 0x0C: out.append(UInt8(ascii: "f"))
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    appendASCII("u00", to: &out)
-                    hex.withUTF8Buffer { digits in
-                        out.append(digits[Int(byte >> 4)])
-                        out.append(digits[Int(byte & 0xF)])
-                    }
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
-        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: JSONValue.string(string).serialized())
     }
 
     /// `number` as JavaScript's `Number.prototype.toString` prints it (ECMA-262 §6.1.6.1.20):
