@@ -65,6 +65,14 @@ struct ScriptedConnector: PushConnector {
             connector: ScriptedConnector(connection: connection))
     }
 
+    /// A certificate-auth client (no one-stream gate) that keeps at most 16 bulk pushes in flight.
+    static func bulkClient(_ connection: ScriptedConnection) -> APNSClient {
+        let auth = APNSConfiguration.Authentication.certificate(certFile: "/c", keyFile: "/k")
+        return APNSClient(
+            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), maxInFlight: 16),
+            connector: ScriptedConnector(connection: connection))
+    }
+
     static let push = PushRequest.notification(NotificationPush(alert: Alert(body: .plain("hi"))), bundleID: "com.example.flights")
     static let token = String(repeating: "ab", count: 32)
 
@@ -196,10 +204,7 @@ struct ScriptedConnector: PushConnector {
     /// (bounded), and reading again resumes it until every push has exactly one result.
     @Test func bulkSendResumesAfterTheConsumerPausesAndDeliversEachPushOnce() async throws {
         let connection = ScriptedConnection()
-        let auth = APNSConfiguration.Authentication.certificate(certFile: "/c", keyFile: "/k")
-        let client = APNSClient(
-            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), maxInFlight: 16),
-            connector: ScriptedConnector(connection: connection))
+        let client = Self.bulkClient(connection)
         let total = 300
         let pushes = (0..<total).map { (Self.push, String(format: "%064x", $0)) }
         let answering = Atomic<Bool>(true)
@@ -244,10 +249,7 @@ struct ScriptedConnector: PushConnector {
     /// A million pushes through `sendAll` hold no more than `maxInFlight` results at once.
     @Test func bulkSendKeepsAtMostMaxInFlightOutstanding() async throws {
         let connection = ScriptedConnection()
-        let auth = APNSConfiguration.Authentication.certificate(certFile: "/c", keyFile: "/k")
-        let client = APNSClient(
-            configuration: APNSConfiguration(authentication: auth, environment: .custom(host: "127.0.0.1", port: 1, caFile: nil), maxInFlight: 16),
-            connector: ScriptedConnector(connection: connection))
+        let client = Self.bulkClient(connection)
         let pushes = Repeated(element: (Self.push, Self.token), count: 1_000_000)
         do {
             let iterator = client.sendAll(pushes).makeAsyncIterator()
