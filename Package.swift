@@ -1,13 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, arrows one way:
+// Layers, arrows one way (each module lists what it may import):
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
-//     ← LivelineCrypto (P-256 keys, ES256 JWTs; OpenSSL)
-//     ← LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
-//       ← LivelineAPNS (provider client) / LivelineSimulator (APNs + simulated iPhones)
-//         ← liveline (the command-line tool)
+//   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
+//   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
+//     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
+//     ← LivelineSimulator (APNs + simulated iPhones: Core, UI, Crypto, HTTP2)
+//   LivelineSQLite (one SQLite connection, statements, migrations)
+//     ← LivelineStore (the service's storage: registry, outbox; Store protocol + SQLiteStore)
+//   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
+//   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
+//     ← LivelineService (the API, fan-out, the outbox workers)
+//   everything ← liveline (the command-line tool)
 let package = Package(
     name: "Liveline",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -17,6 +23,10 @@ let package = Package(
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
+        .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
+        .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
+        .library(name: "LivelineStore", targets: ["LivelineStore"]),
+        .library(name: "LivelineService", targets: ["LivelineService"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -25,25 +35,38 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The executable's allocator: per-thread caches keep the bulk path's malloc/free cheap.
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
+        .target(name: "LivelineHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
+        .target(name: "LivelineStore", dependencies: ["LivelineSQLite"]),
+        .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto"]),
-        .executableTarget(name: "liveline", dependencies: ["LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "CJemalloc"]),
+        .executableTarget(name: "liveline", dependencies: [
+            "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineStore", "LivelineService",
+            "LivelineTesting", "CJemalloc",
+        ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
+        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
+        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"]),
+        .testTarget(name: "LivelineServiceTests", dependencies: ["LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),

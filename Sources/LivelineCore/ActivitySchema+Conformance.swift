@@ -13,9 +13,22 @@ extension ActivitySchema {
         return findings
     }
 
-    /// Checks an `attributes` object against the described attributes type.
+    /// The key under which Liveline's service carries the logical activity id inside a start's
+    /// `attributes`. A `Decodable` type that does not declare it ignores it, so lint does not warn about it.
+    public static let activityIDKey = "livelineActivityID"
+
+    /// Checks an `attributes` object against the described attributes type; the reserved
+    /// `activityIDKey` must be a string when present.
     public func checkAttributes(_ value: JSONValue, path: String = "aps.attributes") -> [LintFinding] {
         var findings: [LintFinding] = []
+        var value = value
+        if case .object(var object) = value, let id = object[Self.activityIDKey] {
+            if id.stringValue == nil {
+                findings.append(LintFinding(.error, .wrongType, path: "\(path).\(Self.activityIDKey)", "the logical activity id must be a string, got \(id.typeName)"))
+            }
+            object[Self.activityIDKey] = nil
+            value = .object(object)
+        }
         Self.check(value, against: attributes, path: path, into: &findings)
         return findings
     }

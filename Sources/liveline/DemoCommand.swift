@@ -10,14 +10,20 @@ import LivelineUI
 enum DemoCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline demo", abstract: "Run the flight-tracker story end to end against a local APNs simulator.",
-        usage: "[--offline] [--bundle-id ID] [--state-dir DIR]",
+        usage: "[--in-process | --offline] [--bundle-id ID] [--state-dir DIR]",
         options: [
-            .init(name: "bundle-id", valueName: "ID", help: "The app's bundle id (default com.example.flights)."),
+            .init(name: "bundle-id", valueName: "ID", help: "The app's bundle id (default com.example.flights; --in-process and --offline)."),
+            .init(name: "in-process", valueName: nil, help: "Without the service: the client talks to an in-process simulator on a virtual clock."),
             .init(name: "offline", valueName: nil, help: "Only build, validate and print each push; start no simulator."),
             .init(name: "state-dir", valueName: "DIR", help: "Where the simulator's key and certificates go (default: a temporary directory)."),
         ],
         discussion: """
-        The story: push-to-start (LL 1234, LIS→ZRH, gate B12), gate change, a 25-minute delay, boarding,
+        By default the story runs through the service: 'liveline simulator' and 'liveline serve' (SQLite)
+        start as processes on loopback, two simulated iPhones (iOS 18.2 and 17.5) register with the service
+        over HTTP, and the backend sends by logical activity id: the iOS 18 phone follows a broadcast
+        channel, the iOS 17 phone gets per-token pushes.
+
+        With --in-process, the story: push-to-start (LL 1234, LIS→ZRH, gate B12), gate change, a 25-minute delay, boarding,
         landing. Then the failure that APNs answers with 200: an update whose keys do not match the
         ContentState, which the device drops. A virtual clock moves the story through 4 hours in a second.
         """)
@@ -66,8 +72,11 @@ enum DemoCommand: LivelineCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let bundleID = arguments.value("bundle-id") ?? "com.example.flights"
+        if arguments.flag("offline") && arguments.flag("in-process") { throw arguments.usageError("give '--offline' or '--in-process', not both") }
         if arguments.flag("offline") { return try offline(bundleID: bundleID) }
-        return try await endToEnd(bundleID: bundleID, stateDirectory: arguments.value("state-dir"))
+        if arguments.flag("in-process") { return try await endToEnd(bundleID: bundleID, stateDirectory: arguments.value("state-dir")) }
+        if arguments.value("bundle-id") != nil { throw arguments.usageError("'--bundle-id' goes with '--in-process' or '--offline'") }
+        return try await throughService(stateDirectory: arguments.value("state-dir"))
     }
 
     /// Prints each push, validated, with its size against the 4 KB limit.

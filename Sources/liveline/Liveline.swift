@@ -43,10 +43,12 @@ struct Liveline {
                          children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
                                     CommandEntry(UIPreviewCommand.self)]),
             CommandEntry(SimulatorCommand.self),
+            CommandEntry(ServeCommand.self),
             CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [
                 CommandEntry(BenchClientCommand.self),
                 CommandEntry(BenchSimulatorCommand.self),
                 CommandEntry(BenchUICommand.self),
+                CommandEntry(BenchServiceCommand.self),
             ]),
         ]
     }

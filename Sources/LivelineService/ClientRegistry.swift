@@ -1,0 +1,54 @@
+import Foundation
+import LivelineAPNS
+import LivelineCrypto
+import LivelineStore
+import Synchronization
+
+/// One `APNSClient` per app, made from the app's stored credentials the first time it is needed
+/// and replaced when the app is registered again with other credentials.
+final class ClientRegistry: Sendable {
+    private let clients = Mutex([String: (app: AppRecord, client: APNSClient)]())
+    private let configuration: ServiceConfiguration
+
+    init(configuration: ServiceConfiguration) { self.configuration = configuration }
+
+    /// Where an app's pushes go.
+    func environment(for app: AppRecord) throws(APIError) -> APNSConfiguration.Environment {
+        if let override = configuration.apnsHost {
+            let parts = override.split(separator: ":")
+            guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else {
+                throw APIError(500, "configuration", "apnsHost must be host:port, got '\(override)'")
+            }
+            return .custom(host: String(parts[0]), port: port, caFile: configuration.caFile)
+        }
+        return app.environment == "production" ? .production : .sandbox
+    }
+
+    func client(for app: AppRecord) throws(APIError) -> APNSClient {
+        if let existing = clients.withLock({ $0[app.bundleID] }), existing.app == app { return existing.client }
+        let key: P256PrivateKey
+        do { key = try P256PrivateKey(pem: app.keyPEM) } catch {
+            throw APIError(500, "bad-app-key", "the stored key of \(app.bundleID) cannot be read: \(error.message)")
+        }
+        var retries = APNSConfiguration.Retries()
+        retries.maxRetries = 0  // the outbox retries, with backoff that survives a restart
+        let client = APNSClient(configuration: APNSConfiguration(
+            authentication: .token(key: key, keyID: app.keyID, teamID: app.teamID), environment: try environment(for: app),
+            connectionCount: configuration.connections, retries: retries, maxInFlight: configuration.maxInFlight))
+        let replaced = clients.withLock { clients -> APNSClient? in
+            let old = clients[app.bundleID]?.client
+            clients[app.bundleID] = (app, client)
+            return old
+        }
+        if let replaced { Task { await replaced.shutdown() } }
+        return client
+    }
+
+    func shutdown() async {
+        let all = clients.withLock { c in
+            defer { c.removeAll() }
+            return c.values.map(\.client)
+        }
+        for client in all { await client.shutdown() }
+    }
+}

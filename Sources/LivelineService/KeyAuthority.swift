@@ -1,0 +1,62 @@
+import Foundation
+import LivelineCrypto
+import LivelineStore
+import Synchronization
+
+/// API keys: made with 160 random bits, shown once, stored as SHA-256 hashes, checked in
+/// constant time; and a token-bucket rate limit per key.
+public final class KeyAuthority: Sendable {
+    private let buckets = Mutex([String: (tokens: Double, at: ContinuousClock.Instant)]())
+    let rate: Double
+    let burst: Double
+
+    init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = burst
+    }
+
+    /// A new key of `scope`: the secret to show once, and the record to store.
+    public static func make(scope: KeyScope, name: String?, now: Date) -> (secret: String, record: APIKeyRecord) {
+        let secret = "ll_\(scope.rawValue)_" + Digest.hex(Digest.randomBytes(20))
+        let id = "key_" + Digest.hex(Digest.randomBytes(6))
+        return (secret, APIKeyRecord(id: id, scope: scope, hash: hash(secret), name: name, createdAt: now))
+    }
+
+    public static func hash(_ secret: String) -> String { Digest.hex(Digest.sha256(Array(secret.utf8))) }
+
+    /// The key record for an `Authorization: Bearer …` value, or an error that never repeats the value.
+    static func authenticate(_ header: String?, in tx: any StoreTransaction) throws -> APIKeyRecord {
+        guard let header, !header.isEmpty else {
+            throw APIError(401, "unauthorized", "missing 'Authorization: Bearer <key>' header")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+            throw APIError(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
+        }
+        let presented = hash(String(parts[1]).trimmingCharacters(in: .whitespaces))
+        guard let record = try tx.key(hash: presented),
+              Digest.constantTimeEqual(Array(record.hash.utf8), Array(presented.utf8)) else {
+            throw APIError(401, "unauthorized", "unknown API key")
+        }
+        return record
+    }
+
+    /// Takes one request from the key's bucket; `nil` when allowed, else seconds until one is free.
+    func admit(_ keyID: String) -> Double? {
+        let now = ContinuousClock.now
+        return buckets.withLock { buckets in
+            var bucket = buckets[keyID] ?? (burst, now)
+            let elapsed = now - bucket.at
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+            bucket.at = now
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                buckets[keyID] = bucket
+                return nil
+            }
+            buckets[keyID] = bucket
+            return (1 - bucket.tokens) / rate
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import LivelineCore
+import LivelineStore
+
+/// The API, declared once: it routes requests and writes `/openapi.json`.
+extension Service {
+    static var table: [Route] {
+        let token = Schema.object([("token", Schema.hexToken)], required: ["token"])
+        let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string)], required: ["token"])
+        let content: [(String, JSONValue)] = [
+            ("contentState", Schema.anyObject), ("ui", Schema.anyObject), ("alert", Schema.alert), ("staleDate", Schema.dateTime),
+            ("relevanceScore", Schema.number), ("priority", ["type": "integer", "enum": [5, 10]]),
+        ]
+        return [
+            Route(method: "GET", pattern: "/healthz", scope: nil, summary: "Liveness and database reachability.", success: 200) { s, _ in try s.health() },
+            Route(method: "GET", pattern: "/metrics", scope: nil, summary: "Prometheus metrics.", success: 200) { s, _ in try s.metricsText() },
+            Route(method: "GET", pattern: "/openapi.json", scope: nil, summary: "This document.", success: 200) { s, _ in Answer(200, s.openAPI()) },
+            Route(method: "POST", pattern: "/v1/apps", scope: .admin, summary: "Register an app and its APNs key (the key is stored, never returned).",
+                  requestSchema: Schema.object([("bundleID", Schema.string), ("teamID", Schema.string), ("keyID", Schema.string), ("key", Schema.string),
+                                                ("environment", ["type": "string", "enum": ["production", "sandbox"]])], required: ["bundleID", "teamID", "keyID", "key"]),
+                  success: 201) { s, c in try s.createApp(c) },
+            Route(method: "GET", pattern: "/v1/apps", scope: .admin, summary: "List apps (without keys).", success: 200) { s, c in try s.listApps(c) },
+            Route(method: "POST", pattern: "/v1/keys", scope: .admin, summary: "Make an API key (shown once).",
+                  requestSchema: Schema.object([("scope", ["type": "string", "enum": ["app", "admin"]]), ("name", Schema.string)]), success: 201) { s, c in try s.createKey(c) },
+            Route(method: "PUT", pattern: "/v1/devices/{deviceID}", scope: .app, summary: "Register or update a device.",
+                  requestSchema: Schema.object([("bundleID", Schema.string), ("iosVersion", Schema.string), ("userID", Schema.string), ("frequentUpdates", Schema.boolean)],
+                                               required: ["bundleID", "iosVersion"]), success: 201) { s, c in try s.putDevice(c) },
+            Route(method: "GET", pattern: "/v1/devices/{deviceID}", scope: .admin, summary: "A device.", success: 200) { s, c in try s.getDevice(c) },
+            Route(method: "DELETE", pattern: "/v1/devices/{deviceID}", scope: .app, summary: "Forget a device and its tokens.", success: 200) { s, c in try s.deleteDevice(c) },
+            Route(method: "PUT", pattern: "/v1/devices/{deviceID}/push-to-start/{attributesType}", scope: .app,
+                  summary: "The device's push-to-start token for an attributes type (rotation replaces it).", requestSchema: token, success: 201) { s, c in try s.putPushToStartToken(c) },
+            Route(method: "PUT", pattern: "/v1/activities/{activityID}/tokens/{deviceID}", scope: .app,
+                  summary: "The update token of the device's Live Activity for a logical activity (rotation replaces it).", requestSchema: activityToken,
+                  success: 201) { s, c in try s.putActivityToken(c) },
+            Route(method: "DELETE", pattern: "/v1/activities/{activityID}/tokens/{deviceID}", scope: .app,
+                  summary: "The activity ended or was dismissed on the device.", success: 200) { s, c in try s.deleteActivityToken(c) },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/interactions", scope: .app,
+                  summary: "A button or toggle tapped in the Live Activity (needs Idempotency-Key); delivered once to the webhook.",
+                  requestSchema: Schema.object([("action", Schema.string), ("deviceID", Schema.string), ("payload", [:])], required: ["action"]),
+                  success: 201) { s, c in try s.postInteraction(c) },
+            Route(method: "GET", pattern: "/v1/activities/{activityID}/interactions", scope: .admin, summary: "Interactions of an activity.", success: 200) { s, c in try s.listInteractions(c) },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/receipts", scope: .app,
+                  summary: "The device displayed the newest content: its delivery becomes displayed.",
+                  requestSchema: Schema.object([("deviceID", Schema.string), ("displayedAt", Schema.dateTime)], required: ["deviceID"]), success: 200) { s, c in try s.postReceipt(c) },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/start", scope: .admin,
+                  summary: "Push-to-start to an audience of devices or users.",
+                  requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
+                                                ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))]))] + content,
+                                               required: ["alert", "audience"]), success: 202) { s, c in
+                let a = try s.start(c)
+                s.dispatcher.wake()
+                return a
+            },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/update", scope: .admin, summary: "Update every token of the activity (and its channel).",
+                  requestSchema: Schema.object(content), success: 202) { s, c in
+                let a = try s.update(c)
+                s.dispatcher.wake()
+                return a
+            },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/end", scope: .admin, summary: "End the activity now or at a given time.",
+                  requestSchema: Schema.object(content + [("dismissalDate", Schema.dateTime), ("dismissImmediately", Schema.boolean), ("at", Schema.dateTime)]),
+                  success: 202) { s, c in
+                let a = try s.end(c)
+                s.dispatcher.wake()
+                return a
+            },
+            Route(method: "GET", pattern: "/v1/activities/{activityID}", scope: .admin, summary: "Tokens (as prefixes) and each push's result; ?wait=SECONDS waits until every push is final.", success: 200) { s, c in try await s.getActivity(c) },
+            Route(method: "POST", pattern: "/v1/channels", scope: .admin, summary: "Create a broadcast channel through APNs (10,000 per app).",
+                  requestSchema: Schema.object([("bundleID", Schema.string), ("storagePolicy", ["type": "integer", "enum": [0, 1]])], required: ["bundleID"]),
+                  success: 201) { s, c in try await s.createChannel(c) },
+            Route(method: "GET", pattern: "/v1/channels", scope: .admin, summary: "List channels (?bundleID=).", success: 200) { s, c in try s.listChannels(c) },
+            Route(method: "GET", pattern: "/v1/channels/{channelID}", scope: .admin, summary: "A channel.", success: 200) { s, c in try s.getChannel(c) },
+            Route(method: "DELETE", pattern: "/v1/channels/{channelID}", scope: .admin, summary: "Delete a channel at APNs and here.", success: 200) { s, c in try await s.deleteChannel(c) },
+        ]
+    }
+
+    func health() throws -> Answer {
+        let counts = try store.write { try $0.outboxCounts() }
+        let depth = (counts[.queued] ?? 0) + (counts[.retrying] ?? 0) + (counts[.sending] ?? 0)
+        return Answer(200, ["status": "ok", "database": "ok", "outboxDepth": .number(Double(depth))])
+    }
+
+    func metricsText() throws -> Answer {
+        let (counts, tokens) = try store.write { tx in (try tx.outboxCounts(), try tx.tokenCount()) }
+        return Answer(text: metrics.render(outbox: counts, tokens: tokens))
+    }
+
+    /// OpenAPI 3.1, from the route table.
+    func openAPI() -> JSONValue {
+        var paths = JSONObject()
+        let errorSchema = Schema.object([("error", Schema.object([("code", Schema.string), ("message", Schema.string), ("field", Schema.string), ("findings", Schema.array(Schema.anyObject))]))])
+        for route in routes {
+            var op: JSONObject = ["summary": .string(route.summary), "operationId": .string(Self.operationID(route))]
+            let params = route.segments.filter { $0.hasPrefix("{") }.map { p -> JSONValue in
+                ["name": .string(String(p.dropFirst().dropLast())), "in": "path", "required": true, "schema": Schema.string]
+            }
+            var parameters = params
+            if route.method != "GET" {
+                parameters.append(["name": "Idempotency-Key", "in": "header", "required": false, "schema": Schema.string,
+                                   "description": "A repeated key returns the first answer."])
+            }
+            if !parameters.isEmpty { op["parameters"] = .array(parameters) }
+            if let schema = route.requestSchema {
+                op["requestBody"] = ["required": true, "content": ["application/json": ["schema": schema]]]
+            }
+            var responses: JSONObject = [String(route.success): ["description": "Success", "content": [route.pattern == "/metrics" ? "text/plain" : "application/json": ["schema": Schema.anyObject]]]]
+            for code in route.scope == nil ? ["503"] : ["400", "401", "403", "404", "409", "422", "429", "503"] {
+                responses[code] = ["description": "Error", "content": ["application/json": ["schema": errorSchema]]]
+            }
+            op["responses"] = .object(responses)
+            if route.scope != nil { op["security"] = [["bearer": []]] }
+            var item = paths[route.pattern]?.objectValue ?? JSONObject()
+            item[route.method.lowercased()] = .object(op)
+            paths[route.pattern] = .object(item)
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": ["title": "Liveline service", "version": "1.0.0", "description": "Token registry and durable fan-out for iOS Live Activities."],
+            "paths": .object(paths),
+            "components": ["securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "description": "An app key or an admin key"]]],
+        ]
+    }
+
+    static func operationID(_ r: Route) -> String {
+        r.method.lowercased() + r.segments.map { s in
+            let word = s.hasPrefix("{") ? "By" + s.dropFirst().dropLast() : String(s)
+            return word.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        }.joined()
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LivelineCore
+import LivelineCrypto
+import LivelineHTTPServer
+import LivelineStore
+import LivelineUI
+
+/// Liveline's service: the token registry, fan-out by logical activity id, and the outbox that
+/// delivers every accepted send. `ServiceServer` puts it on HTTP.
+public final class Service: Sendable {
+    let store: any Store
+    let configuration: ServiceConfiguration
+    let keys: KeyAuthority
+    let metrics = Metrics()
+    let clients: ClientRegistry
+    let dispatcher: Dispatcher
+    let webhooks: WebhookSender
+    /// Attributes types the service can check and convert, by name.
+    let schemas: [String: ActivitySchema]
+    let log: @Sendable (String) -> Void
+    let routes: [Route]
+
+    public init(store: any Store, configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) throws(ServiceConfiguration.Problem) {
+        self.store = store
+        self.configuration = configuration
+        self.log = log
+        keys = KeyAuthority(rate: configuration.rateLimit, burst: configuration.rateBurst)
+        clients = ClientRegistry(configuration: configuration)
+        dispatcher = Dispatcher(store: store, configuration: configuration, clients: clients, metrics: metrics, log: log)
+        webhooks = WebhookSender(store: store, configuration: configuration, log: log)
+        var schemas = [FlightAttributes.schema.name: FlightAttributes.schema, VoltraAttributes.schema.name: VoltraAttributes.schema]
+        for file in configuration.schemaFiles {
+            guard let data = FileManager.default.contents(atPath: file) else { throw .init(message: "cannot read the schema file '\(file)'") }
+            do {
+                let schema = try ActivitySchema(json: try JSONValue.parse(Array(data)))
+                schemas[schema.name] = schema
+            } catch {
+                throw .init(message: "schema file '\(file)': \(error)")
+            }
+        }
+        self.schemas = schemas
+        routes = Self.table
+    }
+
+    /// Makes the first admin key when there is none; returns its secret (to show once).
+    public func bootstrapAdminKey() throws -> String? {
+        try store.write { tx in
+            guard try tx.keyCount() == 0 else { return nil }
+            let made = KeyAuthority.make(scope: .admin, name: "first admin key", now: Date())
+            try tx.insertKey(made.record)
+            return made.secret
+        }
+    }
+
+    /// Starts the outbox workers and the webhook sender. Rows a previous run left on the wire go
+    /// back to the queue first (this instance is the only one on an SQLite file).
+    public func startWorkers() throws {
+        let released = try store.write { try $0.releaseAllLeases(now: Date()) }
+        if released > 0 { log("outbox: \(released) rows were on the wire when the last run stopped; they are queued again") }
+        dispatcher.start()
+        webhooks.start()
+    }
+
+    /// Stops the workers; claimed rows finish and are recorded.
+    public func stopWorkers() async {
+        await dispatcher.stop()
+        await webhooks.stop()
+        await clients.shutdown()
+    }
+
+    // MARK: - Requests
+
+    /// Answers one HTTP request: route, key, rate limit, idempotency, then the handler.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let pathSegments = Array(segments)
+        var routeName = "unmatched"
+        let response: HTTPResponse
+        do {
+            let candidates = routes.compactMap { r in r.match(pathSegments).map { (r, $0) } }
+            guard !candidates.isEmpty else { throw APIError(404, "no-route", "no route for \(request.path.prefix(200))") }
+            guard let (route, params) = candidates.first(where: { $0.0.method == request.method || ($0.0.method == "GET" && request.method == "HEAD") }) else {
+                let allowed = Set(candidates.map(\.0.method)).sorted().joined(separator: ", ")
+                throw APIError(405, "method-not-allowed", "\(request.method) is not allowed on \(route(candidates[0].0)); allowed: \(allowed)")
+            }
+            routeName = "\(route.method) \(route.pattern)"
+            for (name, value) in params { try Self.checkPathParameter(name, value) }
+            response = try await run(route, request, params)
+        } catch let error as APIError {
+            response = Self.errorResponse(error)
+        } catch let error as StoreError {
+            log("store: \(error.message)")
+            response = Self.errorResponse(APIError(503, "store-unavailable", "the database is unavailable; nothing was changed. Try again"))
+        } catch {
+            log("internal error on \(routeName): \(error)")
+            response = Self.errorResponse(APIError(500, "internal", "internal error; nothing was changed"))
+        }
+        metrics.request(route: routeName, status: response.status)
+        return response
+    }
+
+    private func route(_ r: Route) -> String { r.pattern }
+
+    private func run(_ route: Route, _ request: HTTPRequest, _ params: [String: String]) async throws -> HTTPResponse {
+        var key: APIKeyRecord?
+        if let scope = route.scope {
+            let record = try store.write { try KeyAuthority.authenticate(request.header("authorization"), in: $0) }
+            if scope == .admin && record.scope != .admin {
+                throw APIError(403, "forbidden", "\(route.method) \(route.pattern) needs an admin key; this is an app key (it can register and delete tokens)")
+            }
+            if let wait = keys.admit(record.id) {
+                throw APIError(429, "rate-limited", "over \(JSONValue.javaScriptNumber(configuration.rateLimit)) requests a second for this key; retry in \(String(format: "%.2f", wait)) s",
+                               details: ["retryAfterSeconds": .number((wait * 100).rounded(.up) / 100)])
+            }
+            key = record
+        }
+        var idempotency: (String, String, String)?
+        if route.method != "GET", let idem = request.header("idempotency-key") {
+            guard (1...255).contains(idem.utf8.count), idem.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+                throw APIError(400, "invalid-header", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces")
+            }
+            let hash = Digest.hex(Digest.sha256(Array("\(route.method) \(request.path)\n".utf8) + request.body))
+            let keyID = key?.id ?? "-"
+            if let previous = try store.write({ try $0.idempotentAnswer(keyID: keyID, key: idem) }) {
+                guard previous.requestHash == hash else {
+                    throw APIError(422, "idempotency-key-reused", "Idempotency-Key '\(idem.prefix(64))' was used for a different request; use a new key for a new request")
+                }
+                return HTTPResponse(status: previous.status, headers: [("content-type", "application/json"), ("idempotent-replayed", "true")], body: previous.body)
+            }
+            idempotency = (keyID, idem, hash)
+        }
+        let context = RequestContext(request: request, params: params, key: key, now: Date(), idempotency: idempotency)
+        let answer = try await route.handler(self, context)
+        if let text = answer.text { return .text(answer.status, text, contentType: "text/plain; version=0.0.4; charset=utf-8") }
+        return .json(answer.status, Self.bytes(answer.json))
+    }
+
+    /// Runs `body` in one transaction and, for a write with an `Idempotency-Key`, stores its
+    /// answer in the same transaction.
+    func commit(_ context: RequestContext, _ body: (any StoreTransaction) throws -> Answer) throws -> Answer {
+        try store.write { tx in
+            let answer = try body(tx)
+            if let idem = context.idempotency {
+                try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: Self.bytes(answer.json)), now: context.now)
+            }
+            return answer
+        }
+    }
+
+    static func bytes(_ json: JSONValue) -> [UInt8] { json.serialized() + [0x0A] }
+
+    static func errorResponse(_ error: APIError) -> HTTPResponse {
+        var response = HTTPResponse.json(error.status, bytes(error.json))
+        if let wait = error.details["retryAfterSeconds"]?.numberValue { response.headers.append(("retry-after", String(Int(wait.rounded(.up))))) }
+        return response
+    }
+
+    /// Ids in paths: 1 to 200 characters of letters, digits and `._:-`.
+    static func checkPathParameter(_ name: String, _ value: String) throws(APIError) {
+        let ok = (1...200).contains(value.utf8.count) && value.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x3A || b == 0x2D
+        }
+        if !ok { throw APIError(400, "invalid-path", "\(name) must be 1 to 200 characters of letters, digits and . _ : -, got '\(value.prefix(60))'", field: name) }
+    }
+
+    /// A token as it may appear in answers and logs: its first 8 characters.
+    static func prefix(_ token: String) -> String { String(token.prefix(8)) + "…" }
+
+    /// A device token: hex, 16 to 200 bytes.
+    static func checkToken(_ token: String, field: String = "token") throws(APIError) {
+        guard token.utf8.count % 2 == 0, (32...400).contains(token.utf8.count),
+              token.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            throw APIError.invalid(field, "expected a device token in hex (an even number of 32 to 400 hex digits), got \(token.utf8.count) characters")
+        }
+    }
+}

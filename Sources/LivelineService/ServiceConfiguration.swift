@@ -1,0 +1,140 @@
+import Foundation
+import LivelineCore
+
+/// Everything `liveline serve` can be told, with defaults. Read from a JSON file (`--config`),
+/// then environment variables (`LIVELINE_*`), then command-line flags, later ones winning.
+public struct ServiceConfiguration: Sendable {
+    /// Where the API listens.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// The SQLite database file.
+    public var database = "liveline.db"
+    /// Send every app's pushes here instead of Apple's hosts (a simulator), as `host:port`.
+    public var apnsHost: String?
+    /// CA file that signs `apnsHost`'s certificate. Verification is always on.
+    public var caFile: String?
+    /// Largest request body accepted.
+    public var maxBodyBytes = 256 * 1024
+    /// Requests a second per API key, and the burst above it.
+    public var rateLimit = 200.0
+    public var rateBurst = 400.0
+    /// Priority-10 pushes per activity and device per hour before the service lowers them to 5.
+    public var immediateBudgetPerHour = 12
+    /// The same when the device has enabled frequent updates.
+    public var frequentImmediateBudgetPerHour = 60
+    /// Push-to-start pushes per device in `startBudgetWindow` before a start is refused.
+    public var startBudget = 10
+    public var startBudgetWindow: Duration = .seconds(3600)
+    /// Retries of a transient failure (429, 5xx, connection loss), with exponential backoff.
+    public var maxAttempts = 8
+    public var retryBase: Duration = .seconds(1)
+    public var retryMax: Duration = .seconds(300)
+    /// Pushes on the wire at once, and how long a worker's claim on its rows lasts.
+    public var maxInFlight = 1000
+    public var lease: Duration = .seconds(60)
+    /// Connections per app to APNs.
+    public var connections = 1
+    /// The backend's webhook for interactions (signed with HMAC-SHA256 using `webhookSecret`).
+    public var webhookURL: String?
+    public var webhookSecret: String?
+    /// Schema files of attributes types besides the built-in ones.
+    public var schemaFiles: [String] = []
+    /// HTTP worker threads.
+    public var threads = 2
+
+    public init() {}
+
+    /// A problem with the configuration, naming the setting.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Every setting's name in files and, upper-cased with `LIVELINE_`, in the environment.
+    public static let settingNames = [
+        "host", "port", "database", "apnsHost", "caFile", "maxBodyBytes", "rateLimit", "rateBurst", "immediateBudgetPerHour",
+        "frequentImmediateBudgetPerHour", "startBudget", "startBudgetWindowSeconds", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds",
+        "maxInFlight", "leaseSeconds", "connections", "webhookURL", "webhookSecret", "schemaFiles", "threads",
+    ]
+
+    /// Applies a JSON configuration file's members; unknown names are refused.
+    public mutating func apply(file path: String) throws(Problem) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Problem(message: "cannot read the configuration file '\(path)'") }
+        let value: JSONValue
+        do { value = try JSONValue.parse(Array(data)) } catch { throw Problem(message: "configuration file '\(path)': \(error)") }
+        guard let object = value.objectValue else { throw Problem(message: "configuration file '\(path)': expected a JSON object") }
+        for member in object {
+            let text: String
+            switch member.value {
+            case .string(let s): text = s
+            case .number(let n): text = JSONValue.javaScriptNumber(n)
+            case .bool(let b): text = b ? "true" : "false"
+            case .array(let a) where member.key == "schemaFiles":
+                schemaFiles = try a.map { (v: JSONValue) throws(Problem) -> String in
+                    guard let s = v.stringValue else { throw Problem(message: "configuration file '\(path)': schemaFiles must be strings") }
+                    return s
+                }
+                continue
+            default: throw Problem(message: "configuration file '\(path)': \(member.key) has an unsupported value type \(member.value.typeName)")
+            }
+            try set(member.key, text, source: "configuration file '\(path)'")
+        }
+    }
+
+    /// Applies `LIVELINE_<NAME>` variables (`LIVELINE_PORT`, `LIVELINE_APNS_HOST`, ...).
+    public mutating func apply(environment: [String: String]) throws(Problem) {
+        for name in Self.settingNames {
+            let variable = "LIVELINE_" + Self.snake(name).uppercased()
+            if let value = environment[variable] { try set(name, value, source: "environment variable \(variable)") }
+        }
+    }
+
+    static func snake(_ name: String) -> String {
+        var out = ""
+        for c in name {
+            if c.isUppercase, !out.isEmpty, !(out.last?.isUppercase ?? false) { out += "_" }
+            out.append(c)
+        }
+        return out.replacingOccurrences(of: "U_R_L", with: "URL")
+    }
+
+    /// Sets one setting from text, with an error naming it and where it came from.
+    public mutating func set(_ name: String, _ text: String, source: String) throws(Problem) {
+        func int(_ range: ClosedRange<Int>) throws(Problem) -> Int {
+            guard let v = Int(text), range.contains(v) else { throw Problem(message: "\(source): \(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'") }
+            return v
+        }
+        func double(_ range: ClosedRange<Double>) throws(Problem) -> Double {
+            guard let v = Double(text), v.isFinite, range.contains(v) else { throw Problem(message: "\(source): \(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text)'") }
+            return v
+        }
+        func seconds(_ range: ClosedRange<Double>) throws(Problem) -> Duration { .milliseconds(Int64(try double(range) * 1000)) }
+        switch name {
+        case "host": host = text
+        case "port": port = try int(0...65535)
+        case "database": database = text
+        case "apnsHost": apnsHost = text.isEmpty ? nil : text
+        case "caFile": caFile = text.isEmpty ? nil : text
+        case "maxBodyBytes": maxBodyBytes = try int(1024...(64 << 20))
+        case "rateLimit": rateLimit = try double(0.1...1_000_000)
+        case "rateBurst": rateBurst = try double(1...10_000_000)
+        case "immediateBudgetPerHour": immediateBudgetPerHour = try int(0...100_000)
+        case "frequentImmediateBudgetPerHour": frequentImmediateBudgetPerHour = try int(0...100_000)
+        case "startBudget": startBudget = try int(1...100_000)
+        case "startBudgetWindowSeconds": startBudgetWindow = try seconds(1...86_400)
+        case "maxAttempts": maxAttempts = try int(1...100)
+        case "retryBaseSeconds": retryBase = try seconds(0.001...3600)
+        case "retryMaxSeconds": retryMax = try seconds(0.001...86_400)
+        case "maxInFlight": maxInFlight = try int(1...100_000)
+        case "leaseSeconds": lease = try seconds(1...3600)
+        case "connections": connections = try int(1...64)
+        case "webhookURL": webhookURL = text.isEmpty ? nil : text
+        case "webhookSecret": webhookSecret = text.isEmpty ? nil : text
+        case "schemaFiles": schemaFiles = text.split(separator: ",").map(String.init)
+        case "threads": threads = try int(1...64)
+        default:
+            let near = Self.settingNames.first { $0.lowercased() == name.lowercased() }
+            throw Problem(message: "\(source): unknown setting '\(name)'" + (near.map { " (did you mean '\($0)'?)" } ?? ""))
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import LivelineSQLite
+
+/// The schema, as an ordered list of named steps. A released step is never edited: a change is a new step.
+enum Migrations {
+    static let sqlite: [SQLiteMigration] = [
+        SQLiteMigration("1-registry", """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                scope TEXT NOT NULL CHECK (scope IN ('app', 'admin')),
+                hash TEXT NOT NULL UNIQUE,
+                name TEXT,
+                created_at REAL NOT NULL);
+            CREATE TABLE apps (
+                bundle_id TEXT PRIMARY KEY,
+                team_id TEXT NOT NULL,
+                key_id TEXT NOT NULL,
+                key_pem TEXT NOT NULL,
+                environment TEXT NOT NULL CHECK (environment IN ('production', 'sandbox')),
+                created_at REAL NOT NULL);
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY,
+                bundle_id TEXT NOT NULL,
+                ios_version TEXT NOT NULL,
+                user_id TEXT,
+                frequent_updates INTEGER NOT NULL,
+                updated_at REAL NOT NULL);
+            CREATE INDEX devices_by_user ON devices (user_id) WHERE user_id IS NOT NULL;
+            CREATE TABLE push_to_start_tokens (
+                device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                attributes_type TEXT NOT NULL,
+                token TEXT NOT NULL,
+                registered_at REAL NOT NULL,
+                PRIMARY KEY (device_id, attributes_type));
+            CREATE TABLE activities (
+                activity_id TEXT PRIMARY KEY,
+                bundle_id TEXT NOT NULL,
+                attributes_type TEXT NOT NULL,
+                channel_id TEXT,
+                started_at REAL NOT NULL,
+                ended_at REAL,
+                last_timestamp REAL);
+            CREATE TABLE activity_tokens (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                registered_at REAL NOT NULL,
+                PRIMARY KEY (activity_id, device_id));
+            """),
+        SQLiteMigration("2-outbox", """
+            CREATE TABLE sends (
+                id INTEGER PRIMARY KEY,
+                activity_id TEXT NOT NULL,
+                event TEXT NOT NULL CHECK (event IN ('start', 'update', 'end')),
+                bundle_id TEXT NOT NULL,
+                body BLOB NOT NULL,
+                created_at REAL NOT NULL);
+            CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY,
+                send_id INTEGER NOT NULL REFERENCES sends (id),
+                activity_id TEXT NOT NULL,
+                event TEXT NOT NULL,
+                device_id TEXT,
+                target TEXT NOT NULL CHECK (target IN ('token', 'push-to-start', 'channel')),
+                token TEXT NOT NULL,
+                priority INTEGER NOT NULL,
+                note TEXT,
+                state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'retrying', 'sent', 'failed', 'superseded', 'pruned')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at REAL NOT NULL,
+                lease_until REAL,
+                apns_id TEXT,
+                status INTEGER,
+                reason TEXT,
+                displayed_at REAL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL);
+            CREATE INDEX outbox_due ON outbox (next_attempt_at, id) WHERE state IN ('queued', 'retrying');
+            CREATE INDEX outbox_sending ON outbox (lease_until) WHERE state = 'sending';
+            CREATE INDEX outbox_by_activity ON outbox (activity_id, device_id, id);
+            -- Only the newest content matters on a Lock Screen: at most one waiting update per activity and device.
+            CREATE UNIQUE INDEX outbox_one_waiting_update ON outbox (activity_id, device_id)
+                WHERE state IN ('queued', 'retrying') AND event = 'update' AND target = 'token';
+            CREATE TABLE idempotency (
+                key_id TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                body BLOB NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (key_id, idempotency_key));
+            CREATE TABLE interactions (
+                id INTEGER PRIMARY KEY,
+                activity_id TEXT NOT NULL,
+                device_id TEXT,
+                idempotency_key TEXT NOT NULL UNIQUE,
+                body BLOB NOT NULL,
+                created_at REAL NOT NULL,
+                webhook_state TEXT NOT NULL CHECK (webhook_state IN ('pending', 'delivered', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at REAL NOT NULL,
+                last_error TEXT);
+            CREATE INDEX interactions_by_activity ON interactions (activity_id, id);
+            CREATE INDEX interactions_due ON interactions (next_attempt_at) WHERE webhook_state = 'pending';
+            CREATE TABLE channels (
+                channel_id TEXT PRIMARY KEY,
+                bundle_id TEXT NOT NULL,
+                storage_policy INTEGER NOT NULL,
+                created_at REAL NOT NULL);
+            CREATE INDEX channels_by_bundle ON channels (bundle_id);
+            """),
+    ]
+}

@@ -1,0 +1,379 @@
+import Foundation
+import LivelineSQLite
+
+/// The embedded store: one SQLite file in WAL mode, one connection, writes serialized by a lock.
+///
+/// Confinement: `database` is used only while `lock` is held.
+public final class SQLiteStore: Store, @unchecked Sendable {
+    private let lock = NSLock()
+    private let database: SQLiteDatabase
+    public let location: String
+
+    /// Opens (or creates) the database at `path` and applies the migrations it lacks.
+    public init(path: String, synchronous: SQLiteDatabase.Options.Synchronous = .normal) throws(StoreError) {
+        location = path
+        var options = SQLiteDatabase.Options()
+        options.synchronous = synchronous
+        do {
+            database = try SQLiteDatabase(path: path, options: options)
+        } catch {
+            throw StoreError("cannot open the database '\(path)': \(error.message)", isUnavailable: true)
+        }
+        do {
+            try database.migrate(Migrations.sqlite)
+        } catch {
+            database.close()
+            throw StoreError("cannot migrate the database '\(path)': \(error.message)")
+        }
+    }
+
+    public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if database.isClosed { throw StoreError("the database '\(location)' is closed", isUnavailable: true) }
+        return try database.transaction { try body(SQLiteTransaction(db: database)) }
+    }
+
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        database.close()
+    }
+
+    /// The SQLite library's version.
+    public static var libraryVersion: String { SQLiteDatabase.libraryVersion }
+
+    /// The names of the migrations the code knows, in order.
+    public static var migrationNames: [String] { Migrations.sqlite.map(\.name) }
+}
+
+/// The store's operations on one open transaction.
+struct SQLiteTransaction: StoreTransaction {
+    let db: SQLiteDatabase
+
+    // MARK: Keys
+
+    func insertKey(_ key: APIKeyRecord) throws {
+        try db.run("INSERT INTO api_keys (id, scope, hash, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                   [.text(key.id), .text(key.scope.rawValue), .text(key.hash), .from(key.name), .real(key.createdAt.timeIntervalSince1970)])
+    }
+
+    func key(hash: String) throws -> APIKeyRecord? {
+        guard let row = try db.queryOne("SELECT id, scope, hash, name, created_at FROM api_keys WHERE hash = ?", [.text(hash)]) else { return nil }
+        return APIKeyRecord(id: row.string("id") ?? "", scope: KeyScope(rawValue: row.string("scope") ?? "") ?? .app,
+                            hash: row.string("hash") ?? "", name: row.string("name"), createdAt: date(row, "created_at"))
+    }
+
+    func keyCount() throws -> Int { try count("SELECT count(*) AS n FROM api_keys", []) }
+
+    // MARK: Apps
+
+    func upsertApp(_ app: AppRecord) throws {
+        try db.run("""
+            INSERT INTO apps (bundle_id, team_id, key_id, key_pem, environment, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (bundle_id) DO UPDATE SET team_id = excluded.team_id, key_id = excluded.key_id,
+                key_pem = excluded.key_pem, environment = excluded.environment
+            """, [.text(app.bundleID), .text(app.teamID), .text(app.keyID), .text(app.keyPEM), .text(app.environment), .real(app.createdAt.timeIntervalSince1970)])
+    }
+
+    func app(bundleID: String) throws -> AppRecord? {
+        try db.queryOne("SELECT * FROM apps WHERE bundle_id = ?", [.text(bundleID)]).map(appRecord)
+    }
+
+    func apps() throws -> [AppRecord] { try db.query("SELECT * FROM apps ORDER BY bundle_id", []).map(appRecord) }
+
+    private func appRecord(_ row: SQLiteRow) -> AppRecord {
+        AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
+                  keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"))
+    }
+
+    // MARK: Devices and tokens
+
+    func upsertDevice(_ device: DeviceRecord) throws {
+        try db.run("""
+            INSERT INTO devices (device_id, bundle_id, ios_version, user_id, frequent_updates, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id) DO UPDATE SET bundle_id = excluded.bundle_id, ios_version = excluded.ios_version,
+                user_id = excluded.user_id, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+            """, [.text(device.deviceID), .text(device.bundleID), .text(device.iosVersion), .from(device.userID),
+                  .integer(device.frequentUpdates ? 1 : 0), .real(device.updatedAt.timeIntervalSince1970)])
+    }
+
+    func device(_ deviceID: String) throws -> DeviceRecord? {
+        try db.queryOne("SELECT * FROM devices WHERE device_id = ?", [.text(deviceID)]).map(deviceRecord)
+    }
+
+    func devices(userIDs: [String]) throws -> [DeviceRecord] {
+        var result: [DeviceRecord] = []
+        for user in userIDs {
+            result += try db.query("SELECT * FROM devices WHERE user_id = ? ORDER BY device_id", [.text(user)]).map(deviceRecord)
+        }
+        return result
+    }
+
+    func deleteDevice(_ deviceID: String) throws -> Bool {
+        try db.run("DELETE FROM activity_tokens WHERE device_id = ?", [.text(deviceID)])
+        return try db.run("DELETE FROM devices WHERE device_id = ?", [.text(deviceID)]) > 0
+    }
+
+    private func deviceRecord(_ row: SQLiteRow) -> DeviceRecord {
+        DeviceRecord(deviceID: row.string("device_id") ?? "", bundleID: row.string("bundle_id") ?? "", iosVersion: row.string("ios_version") ?? "",
+                     userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"))
+    }
+
+    func setPushToStartToken(_ token: TokenRecord) throws {
+        try db.run("""
+            INSERT INTO push_to_start_tokens (device_id, attributes_type, token, registered_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (device_id, attributes_type) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
+            """, [.text(token.deviceID), .text(token.scope), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)])
+    }
+
+    func pushToStartToken(deviceID: String, attributesType: String) throws -> TokenRecord? {
+        try db.queryOne("SELECT * FROM push_to_start_tokens WHERE device_id = ? AND attributes_type = ?", [.text(deviceID), .text(attributesType)]).map {
+            TokenRecord(scope: $0.string("attributes_type") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
+        }
+    }
+
+    func deletePushToStartToken(deviceID: String, token: String) throws -> Bool {
+        try db.run("DELETE FROM push_to_start_tokens WHERE device_id = ? AND token = ?", [.text(deviceID), .text(token)]) > 0
+    }
+
+    func setActivityToken(_ token: TokenRecord) throws {
+        try db.run("""
+            INSERT INTO activity_tokens (activity_id, device_id, token, registered_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (activity_id, device_id) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
+            """, [.text(token.scope), .text(token.deviceID), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)])
+    }
+
+    func activityTokens(activityID: String) throws -> [TokenRecord] {
+        try db.query("SELECT * FROM activity_tokens WHERE activity_id = ? ORDER BY device_id", [.text(activityID)]).map {
+            TokenRecord(scope: $0.string("activity_id") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
+        }
+    }
+
+    func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool {
+        try db.run("DELETE FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]) > 0
+    }
+
+    func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool {
+        try db.run("DELETE FROM activity_tokens WHERE activity_id = ? AND device_id = ? AND token = ?", [.text(activityID), .text(deviceID), .text(token)]) > 0
+    }
+
+    func tokenCount() throws -> Int {
+        try count("SELECT (SELECT count(*) FROM activity_tokens) + (SELECT count(*) FROM push_to_start_tokens) AS n", [])
+    }
+
+    // MARK: Activities
+
+    func upsertActivity(_ a: ActivityRecord) throws {
+        try db.run("""
+            INSERT INTO activities (activity_id, bundle_id, attributes_type, channel_id, started_at, ended_at, last_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (activity_id) DO UPDATE SET bundle_id = excluded.bundle_id, attributes_type = excluded.attributes_type,
+                channel_id = excluded.channel_id, started_at = excluded.started_at, ended_at = excluded.ended_at, last_timestamp = excluded.last_timestamp
+            """, [.text(a.activityID), .text(a.bundleID), .text(a.attributesType), .from(a.channelID), .real(a.startedAt.timeIntervalSince1970),
+                  .from(a.endedAt?.timeIntervalSince1970), .from(a.lastTimestamp?.timeIntervalSince1970)])
+    }
+
+    func activity(_ activityID: String) throws -> ActivityRecord? {
+        try db.queryOne("SELECT * FROM activities WHERE activity_id = ?", [.text(activityID)]).map {
+            ActivityRecord(activityID: $0.string("activity_id") ?? "", bundleID: $0.string("bundle_id") ?? "", attributesType: $0.string("attributes_type") ?? "",
+                           channelID: $0.string("channel_id"), startedAt: date($0, "started_at"), endedAt: optionalDate($0, "ended_at"),
+                           lastTimestamp: optionalDate($0, "last_timestamp"))
+        }
+    }
+
+    // MARK: Sends and the outbox
+
+    func insertSend(_ send: SendRecord, deliveries: [NewDelivery], now: Date) throws -> (id: Int64, superseded: Int) {
+        try db.run("INSERT INTO sends (activity_id, event, bundle_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
+                   [.text(send.activityID), .text(send.event), .text(send.bundleID), .blob(send.body), .real(now.timeIntervalSince1970)])
+        let id = db.lastInsertRowID
+        var superseded = 0
+        let t = now.timeIntervalSince1970
+        for d in deliveries {
+            if send.event == "update", d.target == .token, let device = d.deviceID {
+                superseded += try db.run("""
+                    UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', updated_at = ?
+                    WHERE activity_id = ? AND device_id = ? AND state IN ('queued', 'retrying') AND event = 'update' AND target = 'token'
+                    """, [.real(t), .text(send.activityID), .text(device)])
+            }
+            try db.run("""
+                INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)
+                """, [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
+                      .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)])
+        }
+        return (id, superseded)
+    }
+
+    func send(_ id: Int64) throws -> SendRecord? {
+        try db.queryOne("SELECT * FROM sends WHERE id = ?", [.integer(id)]).map {
+            SendRecord(id: $0.int64("id") ?? 0, activityID: $0.string("activity_id") ?? "", event: $0.string("event") ?? "",
+                       bundleID: $0.string("bundle_id") ?? "", body: $0.blob("body") ?? [], createdAt: date($0, "created_at"))
+        }
+    }
+
+    func claimDue(now: Date, limit: Int, leaseUntil: Date) throws -> [DeliveryRecord] {
+        let rows = try db.query("""
+            UPDATE outbox SET state = 'sending', attempts = attempts + 1, lease_until = ?, updated_at = ?
+            WHERE id IN (SELECT id FROM outbox WHERE state IN ('queued', 'retrying') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?)
+            RETURNING *
+            """, [.real(leaseUntil.timeIntervalSince1970), .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970), .integer(Int64(limit))])
+        return rows.map(deliveryRecord).sorted { $0.id < $1.id }
+    }
+
+    func record(_ outcomes: [DeliveryOutcome], now: Date) throws {
+        let t = now.timeIntervalSince1970
+        for o in outcomes {
+            try db.run("""
+                UPDATE outbox SET state = ?, apns_id = coalesce(?, apns_id), status = ?, reason = ?, next_attempt_at = coalesce(?, next_attempt_at),
+                    lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'sending'
+                """, [.text(o.state.rawValue), .from(o.apnsID), .from(o.status), .from(o.reason), .from(o.nextAttemptAt?.timeIntervalSince1970), .real(t), .integer(o.id)])
+        }
+    }
+
+    func releaseExpiredLeases(now: Date) throws -> Int {
+        try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending' AND lease_until < ?",
+                   [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+    }
+
+    func releaseAllLeases(now: Date) throws -> Int {
+        try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending'", [.real(now.timeIntervalSince1970)])
+    }
+
+    func nextDue() throws -> Date? {
+        try db.queryOne("SELECT min(next_attempt_at) AS t FROM outbox WHERE state IN ('queued', 'retrying')", []).flatMap { optionalDate($0, "t") }
+    }
+
+    func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord] {
+        try db.query("SELECT * FROM outbox WHERE activity_id = ? ORDER BY id DESC LIMIT ?", [.text(activityID), .integer(Int64(limit))]).map(deliveryRecord)
+    }
+
+    func deliveryCounts(activityID: String) throws -> [DeliveryState: Int] {
+        try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = ? GROUP BY state", [.text(activityID)]))
+    }
+
+    func outboxCounts() throws -> [DeliveryState: Int] {
+        try counts(db.query("SELECT state, count(*) AS n FROM outbox GROUP BY state", []))
+    }
+
+    private func counts(_ rows: [SQLiteRow]) -> [DeliveryState: Int] {
+        var result: [DeliveryState: Int] = [:]
+        for row in rows { if let s = row.string("state").flatMap(DeliveryState.init(rawValue:)) { result[s] = row.int("n") ?? 0 } }
+        return result
+    }
+
+    func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND device_id = ? AND priority = 10 AND state <> 'superseded' AND created_at >= ?",
+                  [.text(activityID), .text(deviceID), .real(since.timeIntervalSince1970)])
+    }
+
+    func startCount(deviceID: String, since: Date) throws -> Int {
+        try count("SELECT count(*) AS n FROM outbox WHERE device_id = ? AND target = 'push-to-start' AND created_at >= ?",
+                  [.text(deviceID), .real(since.timeIntervalSince1970)])
+    }
+
+    func markDisplayed(activityID: String, deviceID: String, at: Date) throws -> Bool {
+        try db.run("""
+            UPDATE outbox SET displayed_at = ?, updated_at = ? WHERE id = (
+                SELECT id FROM outbox WHERE activity_id = ? AND device_id = ? AND state = 'sent' ORDER BY id DESC LIMIT 1)
+            """, [.real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970), .text(activityID), .text(deviceID)]) > 0
+    }
+
+    private func deliveryRecord(_ row: SQLiteRow) -> DeliveryRecord {
+        DeliveryRecord(
+            id: row.int64("id") ?? 0, sendID: row.int64("send_id") ?? 0, activityID: row.string("activity_id") ?? "", event: row.string("event") ?? "",
+            deviceID: row.string("device_id"), target: DeliveryTarget(rawValue: row.string("target") ?? "") ?? .token, token: row.string("token") ?? "",
+            priority: row.int("priority") ?? 10, note: row.string("note"), state: DeliveryState(rawValue: row.string("state") ?? "") ?? .queued,
+            attempts: row.int("attempts") ?? 0, nextAttemptAt: date(row, "next_attempt_at"), apnsID: row.string("apns_id"), status: row.int("status"),
+            reason: row.string("reason"), displayedAt: optionalDate(row, "displayed_at"), updatedAt: date(row, "updated_at"))
+    }
+
+    // MARK: Channels
+
+    func insertChannel(_ c: ChannelRecord) throws {
+        try db.run("INSERT INTO channels (channel_id, bundle_id, storage_policy, created_at) VALUES (?, ?, ?, ?)",
+                   [.text(c.channelID), .text(c.bundleID), .integer(Int64(c.storagePolicy)), .real(c.createdAt.timeIntervalSince1970)])
+    }
+
+    func channel(_ channelID: String) throws -> ChannelRecord? {
+        try db.queryOne("SELECT * FROM channels WHERE channel_id = ?", [.text(channelID)]).map(channelRecord)
+    }
+
+    func channels(bundleID: String?) throws -> [ChannelRecord] {
+        if let bundleID {
+            return try db.query("SELECT * FROM channels WHERE bundle_id = ? ORDER BY created_at, channel_id", [.text(bundleID)]).map(channelRecord)
+        }
+        return try db.query("SELECT * FROM channels ORDER BY created_at, channel_id", []).map(channelRecord)
+    }
+
+    func deleteChannel(_ channelID: String) throws -> Bool {
+        try db.run("DELETE FROM channels WHERE channel_id = ?", [.text(channelID)]) > 0
+    }
+
+    func channelCount(bundleID: String) throws -> Int {
+        try count("SELECT count(*) AS n FROM channels WHERE bundle_id = ?", [.text(bundleID)])
+    }
+
+    private func channelRecord(_ row: SQLiteRow) -> ChannelRecord {
+        ChannelRecord(channelID: row.string("channel_id") ?? "", bundleID: row.string("bundle_id") ?? "",
+                      storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"))
+    }
+
+    // MARK: Idempotency
+
+    func idempotentAnswer(keyID: String, key: String) throws -> IdempotentAnswer? {
+        try db.queryOne("SELECT request_hash, status, body FROM idempotency WHERE key_id = ? AND idempotency_key = ?", [.text(keyID), .text(key)]).map {
+            IdempotentAnswer(requestHash: $0.string("request_hash") ?? "", status: $0.int("status") ?? 200, body: $0.blob("body") ?? [])
+        }
+    }
+
+    func saveIdempotentAnswer(keyID: String, key: String, answer: IdempotentAnswer, now: Date) throws {
+        try db.run("INSERT INTO idempotency (key_id, idempotency_key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                   [.text(keyID), .text(key), .text(answer.requestHash), .integer(Int64(answer.status)), .blob(answer.body), .real(now.timeIntervalSince1970)])
+    }
+
+    // MARK: Interactions
+
+    func insertInteraction(activityID: String, deviceID: String?, idempotencyKey: String, body: [UInt8], now: Date) throws -> (InteractionRecord, created: Bool) {
+        if let existing = try db.queryOne("SELECT * FROM interactions WHERE idempotency_key = ?", [.text(idempotencyKey)]) {
+            return (interactionRecord(existing), false)
+        }
+        try db.run("""
+            INSERT INTO interactions (activity_id, device_id, idempotency_key, body, created_at, webhook_state, next_attempt_at)
+            VALUES (?, ?, ?, ?, ?, 'pending', ?)
+            """, [.text(activityID), .from(deviceID), .text(idempotencyKey), .blob(body), .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+        let row = try db.queryOne("SELECT * FROM interactions WHERE id = ?", [.integer(db.lastInsertRowID)])
+        return (row.map(interactionRecord)!, true)
+    }
+
+    func interactions(activityID: String, limit: Int) throws -> [InteractionRecord] {
+        try db.query("SELECT * FROM interactions WHERE activity_id = ? ORDER BY id LIMIT ?", [.text(activityID), .integer(Int64(limit))]).map(interactionRecord)
+    }
+
+    func dueInteractions(now: Date, limit: Int) throws -> [InteractionRecord] {
+        try db.query("SELECT * FROM interactions WHERE webhook_state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
+                     [.real(now.timeIntervalSince1970), .integer(Int64(limit))]).map(interactionRecord)
+    }
+
+    func recordWebhook(id: Int64, state: String, attempts: Int, nextAttemptAt: Date, error: String?) throws {
+        try db.run("UPDATE interactions SET webhook_state = ?, attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
+                   [.text(state), .integer(Int64(attempts)), .real(nextAttemptAt.timeIntervalSince1970), .from(error), .integer(id)])
+    }
+
+    private func interactionRecord(_ row: SQLiteRow) -> InteractionRecord {
+        InteractionRecord(
+            id: row.int64("id") ?? 0, activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id"),
+            idempotencyKey: row.string("idempotency_key") ?? "", body: row.blob("body") ?? [], createdAt: date(row, "created_at"),
+            webhookState: row.string("webhook_state") ?? "pending", attempts: row.int("attempts") ?? 0,
+            nextAttemptAt: date(row, "next_attempt_at"), lastError: row.string("last_error"))
+    }
+
+    // MARK: Helpers
+
+    private func count(_ sql: String, _ bindings: [SQLiteValue]) throws -> Int {
+        try db.queryOne(sql, bindings)?.int("n") ?? 0
+    }
+
+    private func date(_ row: SQLiteRow, _ column: String) -> Date { Date(timeIntervalSince1970: row.double(column) ?? 0) }
+    private func optionalDate(_ row: SQLiteRow, _ column: String) -> Date? { row.double(column).map { Date(timeIntervalSince1970: $0) } }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What went wrong in the store: a database error (with the statement, never the bound values),
+/// or the database being unavailable.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    /// The database cannot be reached or opened; the API answers 503.
+    public var isUnavailable: Bool
+    public init(_ message: String, isUnavailable: Bool = false) {
+        self.message = message
+        self.isUnavailable = isUnavailable
+    }
+    public var description: String { message }
+}
+
+/// The service's storage: the token registry, the outbox and the records beside them.
+///
+/// Every read and write goes through one transaction: an error thrown inside the body, by the
+/// store or by the caller, rolls back everything the body did. No SQL lives outside the store.
+public protocol Store: Sendable {
+    /// Runs `body` in one write transaction.
+    func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// Where the data lives, for people (a path; never a password).
+    var location: String { get }
+    /// Closes the store; later calls fail.
+    func close()
+}
+
+/// The operations available inside a transaction.
+public protocol StoreTransaction {
+    // MARK: Keys
+    func insertKey(_ key: APIKeyRecord) throws
+    func key(hash: String) throws -> APIKeyRecord?
+    func keyCount() throws -> Int
+
+    // MARK: Apps
+    func upsertApp(_ app: AppRecord) throws
+    func app(bundleID: String) throws -> AppRecord?
+    func apps() throws -> [AppRecord]
+
+    // MARK: Devices and tokens
+    func upsertDevice(_ device: DeviceRecord) throws
+    func device(_ deviceID: String) throws -> DeviceRecord?
+    func devices(userIDs: [String]) throws -> [DeviceRecord]
+    func deleteDevice(_ deviceID: String) throws -> Bool
+    func setPushToStartToken(_ token: TokenRecord) throws
+    func pushToStartToken(deviceID: String, attributesType: String) throws -> TokenRecord?
+    /// Removes the push-to-start token only if it is still `token` (the device may have rotated it).
+    func deletePushToStartToken(deviceID: String, token: String) throws -> Bool
+    func setActivityToken(_ token: TokenRecord) throws
+    func activityTokens(activityID: String) throws -> [TokenRecord]
+    func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool
+    /// Removes an update token only if it is still `token`.
+    func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool
+    func tokenCount() throws -> Int
+
+    // MARK: Activities
+    func upsertActivity(_ activity: ActivityRecord) throws
+    func activity(_ activityID: String) throws -> ActivityRecord?
+
+    // MARK: Sends and the outbox
+    /// Stores a send and one outbox row per delivery. For an update, a row still waiting for the
+    /// same activity and device is marked superseded first. Returns the send's id and how many rows it superseded.
+    func insertSend(_ send: SendRecord, deliveries: [NewDelivery], now: Date) throws -> (id: Int64, superseded: Int)
+    func send(_ id: Int64) throws -> SendRecord?
+    /// Takes up to `limit` due rows (queued or retrying, `nextAttemptAt <= now`), oldest first, and
+    /// marks them sending under a lease until `leaseUntil`.
+    func claimDue(now: Date, limit: Int, leaseUntil: Date) throws -> [DeliveryRecord]
+    func record(_ outcomes: [DeliveryOutcome], now: Date) throws
+    /// Rows left sending by a worker that died: back to queued. Returns how many.
+    func releaseExpiredLeases(now: Date) throws -> Int
+    /// Every row still sending back to queued (a single instance starting up). Returns how many.
+    func releaseAllLeases(now: Date) throws -> Int
+    /// The earliest `nextAttemptAt` of a waiting row.
+    func nextDue() throws -> Date?
+    func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
+    func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
+    func outboxCounts() throws -> [DeliveryState: Int]
+    /// Priority-10 rows created for this activity and device since `since`.
+    func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int
+    /// Push-to-start rows created for this device since `since`.
+    func startCount(deviceID: String, since: Date) throws -> Int
+    /// Marks the newest sent row for this activity and device displayed; returns whether one was.
+    func markDisplayed(activityID: String, deviceID: String, at: Date) throws -> Bool
+
+    // MARK: Channels
+    func insertChannel(_ channel: ChannelRecord) throws
+    func channel(_ channelID: String) throws -> ChannelRecord?
+    func channels(bundleID: String?) throws -> [ChannelRecord]
+    func deleteChannel(_ channelID: String) throws -> Bool
+    func channelCount(bundleID: String) throws -> Int
+
+    // MARK: Idempotency
+    func idempotentAnswer(keyID: String, key: String) throws -> IdempotentAnswer?
+    func saveIdempotentAnswer(keyID: String, key: String, answer: IdempotentAnswer, now: Date) throws
+
+    // MARK: Interactions
+    /// Stores an interaction unless one with the same idempotency key exists; returns the stored one.
+    func insertInteraction(activityID: String, deviceID: String?, idempotencyKey: String, body: [UInt8], now: Date) throws -> (InteractionRecord, created: Bool)
+    func interactions(activityID: String, limit: Int) throws -> [InteractionRecord]
+    func dueInteractions(now: Date, limit: Int) throws -> [InteractionRecord]
+    func recordWebhook(id: Int64, state: String, attempts: Int, nextAttemptAt: Date, error: String?) throws
+}

@@ -1,0 +1,218 @@
+import Foundation
+import LivelineAPNS
+import LivelineCore
+import LivelineCrypto
+import LivelineService
+import LivelineSimulator
+import LivelineStore
+import LivelineTesting
+
+/// `liveline bench service`: the service's registrations, fan-out and memory, each beside a
+/// reference measured in the same run.
+enum BenchServiceCommand: LivelineCommand {
+    static let spec = CommandSpec(
+        path: "liveline bench service", abstract: "Benchmark the service: registrations (wrk), fan-out against the raw client, RSS with 1M tokens.",
+        usage: "[--fanout N] [--tokens N] [--seconds S] [--only registrations|fanout|memory]",
+        options: [
+            .init(name: "fanout", valueName: "n", help: "Activity tokens in the fan-out (default 100000)."),
+            .init(name: "tokens", valueName: "n", help: "Registered tokens for the memory figure (default 1000000)."),
+            .init(name: "seconds", valueName: "s", help: "wrk duration per run (default 5)."),
+            .init(name: "only", valueName: "part", help: "Run one part: registrations, fanout or memory."),
+        ],
+        discussion: """
+            registrations  wrk -t2 -c50 PUTs update tokens (one SQLite upsert each) against the service,
+                           beside wrk on the same server's /healthz (the HTTP layer alone).
+            fanout         one update to N activity tokens, from POST to every row final, through the
+                           service to an in-process simulator; beside APNSClient.sendAll of the same pushes.
+            memory         a `liveline serve` process on a database of N tokens, after a wrk run of
+                           registrations and a fan-out: its peak RSS (VmHWM).
+            Needs wrk (Debian: wrk) and openssl.
+            """)
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let fanout = try arguments.int("fanout") ?? 100_000
+        let tokens = try arguments.int("tokens") ?? 1_000_000
+        let seconds = try arguments.int("seconds") ?? 5
+        guard fanout > 0, tokens > 0, seconds > 0 else { throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive") }
+        let only = arguments.value("only")
+        if let only, !["registrations", "fanout", "memory"].contains(only) {
+            throw arguments.usageError("'--only' must be registrations, fanout or memory, got '\(only)'")
+        }
+        let workspace = try BenchWorkspace()
+        defer { workspace.remove() }
+        Console.out("liveline bench service: \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(SQLiteStore.libraryVersion)")
+        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds) }
+        if only == nil || only == "fanout" { try await fanOut(workspace, count: fanout) }
+        if only == nil || only == "memory" { try await memory(workspace, tokens: tokens, seconds: seconds) }
+        return 0
+    }
+
+    // MARK: - Registrations
+
+    static let devices = 10_000
+
+    /// A service on a fresh database with `devices` devices and an admin key; returns it and the key.
+    static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000) throws -> (ServiceServer, String) {
+        var config = ServiceConfiguration()
+        config.port = 0
+        config.database = workspace.directory.appendingPathComponent("\(name).db").path
+        config.rateLimit = 10_000_000
+        config.rateBurst = 10_000_000
+        config.threads = 2
+        config.apnsHost = apnsHost
+        config.caFile = caFile
+        config.maxInFlight = maxInFlight
+        let server = try ServiceServer.start(config) { Console.err($0) }
+        try server.store.write { tx in
+            for i in 0..<devices {
+                try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+            }
+        }
+        return (server, server.firstAdminKey ?? "")
+    }
+
+    /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`.
+    static func registrationScript(key: String) -> String {
+        """
+        local n = 0
+        local thread_id = 0
+        setup = function(thread) thread:set("tid", thread_id); thread_id = thread_id + 1 end
+        request = function()
+          n = n + 1
+          local i = (n * 2 + tid) % \(devices)
+          local token = string.format("%064x", n * 2 + tid)
+          return wrk.format("PUT", "/v1/activities/bench-" .. (i % 100) .. "/tokens/d" .. i,
+            {["Authorization"] = "Bearer \(key)", ["Content-Type"] = "application/json"}, '{"token":"' .. token .. '"}')
+        end
+        local errors = 0
+        response = function(status, headers, body) if status ~= 200 and status ~= 201 then errors = errors + 1 end end
+        done = function(summary, latency, requests) io.write(string.format("non2xx=%d\\n", summary.errors.status)) end
+        """
+    }
+
+    static func wrk(_ url: String, seconds: Int, script: String?, workspace: BenchWorkspace) throws -> (rate: Double, non2xx: Int) {
+        var args = ["-t2", "-c50", "-d\(seconds)s", "--latency"]
+        if let script {
+            let file = workspace.directory.appendingPathComponent("wrk-\(UUID().uuidString.prefix(6)).lua")
+            try Data(script.utf8).write(to: file)
+            args += ["-s", file.path]
+        }
+        let out = try BenchWorkspace.tool("/usr/bin/wrk", args + [url])
+        guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+              let rate = Double(line.split(separator: " ").last ?? "") else { throw CLIError(message: "wrk printed no rate:\n\(out)") }
+        let non2xx = out.split(separator: "\n").first { $0.contains("Non-2xx") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        return (rate, non2xx)
+    }
+
+    static func registrations(_ workspace: BenchWorkspace, seconds: Int) async throws {
+        let (server, key) = try service(workspace, name: "registrations")
+        defer { Task { await server.stop() } }
+        let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
+        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
+        let held = try server.store.write { try $0.tokenCount() }
+        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
+        await server.stop()
+    }
+
+    // MARK: - Fan-out
+
+    static func fanOut(_ workspace: BenchWorkspace, count: Int) async throws {
+        // The simulator with one phone per token, each running the activity.
+        let made = try SimulatorSetup.generated(in: workspace.directory.path + "/sim")
+        var setup = made.setup
+        setup.devices = []
+        setup.configuration.apps = [AppRegistration(bundleID: "com.example.flights", teamID: made.teamID)]
+        setup.configuration.logCapacity = 0
+        let simulator = try setup.makeSimulator()
+        let flight = FlightAttributes.example(departure: Date().addingTimeInterval(7200))
+        let state = FlightAttributes.ContentState(status: .scheduled, gate: "B12", boardingTime: Date().addingTimeInterval(4800))
+        var tokens: [String] = []
+        tokens.reserveCapacity(count)
+        for i in 0..<count {
+            let id = simulator.addDevice(name: "p\(i)", osVersion: "17.5", id: "p\(i)")
+            _ = try simulator.install("com.example.flights", on: id, activityTypes: [.type(FlightAttributes.self)])
+            tokens.append(try simulator.startActivity(on: id, bundleID: "com.example.flights", attributes: flight, contentState: state).pushToken!)
+        }
+        let simServer = try SimulatorServer.start(simulator: simulator, certificates: workspace.certificates)
+        defer { Task { await simServer.stop() } }
+        let keyPEM = String(decoding: FileManager.default.contents(atPath: made.keyFile) ?? Data(), as: UTF8.self)
+
+        // The reference: the raw client, the same pushes.
+        var update = state
+        update.gate = "C7"
+        let request = PushRequest.liveActivity(try .update(state: update), bundleID: "com.example.flights")
+        let client = APNSClient(configuration: APNSConfiguration(
+            authentication: .token(key: try P256PrivateKey(pem: keyPEM), keyID: made.keyID, teamID: made.teamID),
+            environment: .custom(host: "127.0.0.1", port: simServer.port, caFile: simServer.caFile)))
+        let rawStart = Date()
+        var rawAccepted = 0
+        for await r in client.sendAll(tokens.map { (request, $0) }) where r.result.isAccepted { rawAccepted += 1 }
+        let rawSeconds = Date().timeIntervalSince(rawStart)
+        await client.shutdown()
+
+        // The service: register the tokens, then one POST update and wait until every row is final.
+        let (server, adminKey) = try service(workspace, name: "fanout", apnsHost: "127.0.0.1:\(simServer.port)", caFile: simServer.caFile)
+        try server.store.write { tx in
+            try tx.upsertApp(AppRecord(bundleID: "com.example.flights", teamID: made.teamID, keyID: made.keyID, keyPEM: keyPEM, environment: "sandbox", createdAt: Date()))
+            try tx.upsertActivity(ActivityRecord(activityID: "fanout", bundleID: "com.example.flights", attributesType: "FlightAttributes", channelID: nil, startedAt: Date()))
+            for (i, t) in tokens.enumerated() {
+                if i >= devices { try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date())) }
+                try tx.setActivityToken(TokenRecord(scope: "fanout", deviceID: "d\(i)", token: t, registeredAt: Date()))
+            }
+        }
+        let api = ServiceHTTPClient(baseURL: server.url, key: adminKey)
+        let serviceStart = Date()
+        let accepted = try await api.expect("POST", "/v1/activities/fanout/update", ["contentState": ["status": "scheduled", "gate": "D4", "boardingTime": .string(ISO8601DateFormatter().string(from: Date().addingTimeInterval(4800))), "delayMinutes": 0, "isBoarding": false]])
+        let acceptSeconds = Date().timeIntervalSince(serviceStart)
+        var snapshot: JSONValue = .null
+        while snapshot["final"] != .bool(true) {
+            snapshot = try await api.expect("GET", "/v1/activities/fanout?wait=30&limit=1")
+        }
+        let serviceSeconds = Date().timeIntervalSince(serviceStart)
+        let sent = snapshot["counts"]?["sent"]?.numberValue ?? 0
+        await server.stop()
+        Console.out("fanout         \(count) tokens: service \(Int(Double(count) / serviceSeconds)) pushes/s accepted-to-final (POST answered in \(String(format: "%.2f", acceptSeconds)) s, \(accepted["queued"]?.jsonString ?? "?") queued, \(Int(sent)) sent) vs raw APNSClient.sendAll \(Int(Double(count) / rawSeconds))/s (\(rawAccepted) accepted): \(ratio(rawSeconds, serviceSeconds))× the raw client; target 0.5×")
+    }
+
+    // MARK: - Memory
+
+    static func memory(_ workspace: BenchWorkspace, tokens: Int, seconds: Int) async throws {
+        let database = workspace.directory.appendingPathComponent("memory.db").path
+        let store = try SQLiteStore(path: database)
+        let key = KeyAuthority.make(scope: .admin, name: "bench", now: Date())
+        try store.write { tx in
+            try tx.insertKey(key.record)
+            try tx.upsertApp(AppRecord(bundleID: "com.example.flights", teamID: "BENCHTEAM1", keyID: "BENCHKEY01", keyPEM: try P256PrivateKey.generate().pkcs8PEM(), environment: "sandbox", createdAt: Date()))
+            for i in 0..<devices {
+                try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+            }
+        }
+        var written = 0
+        while written < tokens {
+            let batch = min(100_000, tokens - written)
+            try store.write { tx in
+                for i in written..<(written + batch) {
+                    try tx.setActivityToken(TokenRecord(scope: "mem-\(i / devices)", deviceID: "d\(i % devices)", token: String(format: "%064x", i), registeredAt: Date()))
+                }
+            }
+            written += batch
+        }
+        store.close()
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
+        defer { process.send(SIGKILL) }
+        let out = try await process.output(containing: "Ready.")
+        guard let url = DemoCommand.line(after: "listening on ", in: out) else { throw CLIError(message: "serve did not start:\n\(out)") }
+        _ = try wrk(url, seconds: seconds, script: registrationScript(key: key.secret), workspace: workspace)
+        let api = ServiceHTTPClient(baseURL: url, key: key.secret)
+        _ = try await api.expect("GET", "/v1/activities/mem-5?limit=1000")
+        _ = try await api.expect("GET", "/metrics")
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let hwm = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        process.send(SIGTERM)
+        _ = await process.exitStatus()
+        Console.out("memory         `liveline serve` holding \(tokens) tokens, after \(seconds) s of registrations: peak RSS \(String(format: "%.1f", hwm / 1024)) MB; target under 200 MB")
+    }
+
+    static func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f", a / b) : "-" }
+}
