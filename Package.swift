@@ -8,6 +8,7 @@ import PackageDescription
 //     ← LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //       ← LivelineAPNS (provider client) / LivelineSimulator (APNs + simulated iPhones)
 //         ← liveline (the command-line tool)
+//   LivelineSQLite (an SQLite connection, statements and migrations; no other Liveline module)
 let package = Package(
     name: "Liveline",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
+        .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -25,12 +27,14 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The executable's allocator: per-thread caches keep the bulk path's malloc/free cheap.
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
