@@ -1,0 +1,66 @@
+import CSQLite
+
+/// A failed SQLite call: the result codes and a message that names the database file or the
+/// SQL statement (its first 200 characters), never the values bound to it.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The primary result code, such as `SQLITE_CONSTRAINT` (19) or `SQLITE_BUSY` (5).
+    /// https://www.sqlite.org/rescode.html
+    public var code: Int32
+    /// The extended result code, such as `SQLITE_CONSTRAINT_UNIQUE` (2067); equal to `code` when
+    /// SQLite gives no detail.
+    public var extendedCode: Int32
+    /// What went wrong, for people: SQLite's message and the statement or file it concerns.
+    public var message: String
+
+    /// Makes an error from result codes and a message.
+    public init(code: Int32, extendedCode: Int32, message: String) {
+        self.code = code
+        self.extendedCode = extendedCode
+        self.message = message
+    }
+
+    /// Makes an error from an extended result code, taking the primary code from its low byte.
+    init(extendedCode: Int32, message: String) {
+        self.init(code: extendedCode & 0xff, extendedCode: extendedCode, message: message)
+    }
+
+    /// A constraint failed: UNIQUE, PRIMARY KEY, NOT NULL, CHECK or FOREIGN KEY.
+    public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+
+    /// Another connection held a lock for longer than `Options.busyTimeout`.
+    public var isBusy: Bool { code == SQLITE_BUSY }
+
+    public var description: String {
+        let name = String(cString: sqlite3_errstr(extendedCode))
+        return "SQLite error \(extendedCode) (\(name)): \(message)"
+    }
+}
+
+extension SQLiteError {
+    /// `SQLITE_MISUSE`: the API was used wrongly (a closed database, wrong binding count).
+    static func misuse(_ message: String) -> SQLiteError { SQLiteError(extendedCode: SQLITE_MISUSE, message: message) }
+
+    /// The statement as error messages show it: its first 200 characters, whitespace collapsed.
+    static func excerpt(_ sql: String) -> String {
+        var out = ""
+        var count = 0
+        var lastWasSpace = true
+        for c in sql {
+            let isSpace = c.isWhitespace
+            if isSpace && lastWasSpace { continue }
+            if count == 200 { return out.trimmingTrailingSpace + "…" }
+            out.append(isSpace ? " " : c)
+            lastWasSpace = isSpace
+            count += 1
+        }
+        return out.trimmingTrailingSpace
+    }
+}
+
+extension String {
+    var trimmingTrailingSpace: String {
+        var s = self
+        while s.last?.isWhitespace == true { s.removeLast() }
+        return s
+    }
+}
