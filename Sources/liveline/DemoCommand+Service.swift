@@ -107,7 +107,7 @@ extension DemoCommand {
             "audience": ["userIDs": ["ana", "ben"]],
         ])
         Console.out("backend  POST /v1/activities/\(activityID)/start → 202, \(started["queued"]?.jsonString ?? "?") push-to-start pushes queued")
-        failures += try await report(backend, activityID, sendID: started["sendIDs"]?.arrayValue?.first)
+        for sendID in started["sendIDs"]?.arrayValue ?? [] { failures += try await report(backend, activityID, sendID: sendID) }
         // Each phone's app sees the new activity, reads the logical id from its attributes, and registers its update token.
         let activities = try await fetchJSON("activities", inspection)
         for phone in phones {
@@ -134,7 +134,8 @@ extension DemoCommand {
             var body: JSONObject = ["contentState": .object(state)]
             if alert != .null { body["alert"] = alert }
             let sent = try await backend.expect("POST", "/v1/activities/\(activityID)/update", .object(body))
-            Console.out("backend  POST …/update → 202: \(sent["queued"]?.jsonString ?? "?") queued (\(sent["viaChannel"]?.jsonString ?? "0") phone on the channel broadcast, the rest per token)")
+            let queued = Int(sent["queued"]?.numberValue ?? 0)
+            Console.out("backend  POST …/update → 202: \(queued) queued: one broadcast on the channel (iOS 18) and \(queued - 1) per-token push (iOS 17)")
             failures += try await report(backend, activityID, sendID: sent["sendID"])
             try await lockScreens(inspection, activityID)
         }
