@@ -263,7 +263,7 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
-        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND device_id = ? AND priority = 10 AND state <> 'superseded' AND created_at >= ?",
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND device_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ?",
                   [.text(activityID), .text(deviceID), .real(since.timeIntervalSince1970)])
     }
 

@@ -76,7 +76,7 @@ public protocol StoreTransaction {
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
     func outboxCounts() throws -> [DeliveryState: Int]
-    /// Priority-10 rows created for this activity and device since `since`.
+    /// Priority-10 update-token rows created for this activity and device since `since` (what spends ActivityKit's update budget).
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int
     /// Push-to-start rows created for this device since `since`.
     func startCount(deviceID: String, since: Date) throws -> Int
