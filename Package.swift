@@ -66,7 +66,9 @@ let package = Package(
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"]),
-        .testTarget(name: "LivelineServiceTests", dependencies: ["LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelineServiceTests", dependencies: [
+            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting",
+        ]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),

@@ -65,7 +65,7 @@ final class ServiceFixture: @unchecked Sendable {
         simulator = try setup.makeSimulator()
         for (id, ios) in phones {
             _ = simulator.addDevice(name: id, osVersion: ios, id: id)
-            _ = try simulator.install(Self.bundle, on: id, activityTypes: [.type(FlightAttributes.self)])
+            _ = try simulator.install(Self.bundle, on: id, activityTypes: [.type(FlightAttributes.self), .voltra])
         }
         simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
         keyPEM = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
