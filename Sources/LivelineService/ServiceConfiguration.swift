@@ -105,7 +105,7 @@ public struct ServiceConfiguration: Sendable {
             return v
         }
         func double(_ range: ClosedRange<Double>) throws(Problem) -> Double {
-            guard let v = Double(text), v.isFinite, range.contains(v) else { throw Problem(message: "\(source): \(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text)'") }
+            guard let v = Double(text), v.isFinite, range.contains(v) else { throw Problem(message: "\(source): \(name) must be a number from \(JSONValue.javaScriptNumber(range.lowerBound)) to \(JSONValue.javaScriptNumber(range.upperBound)), got '\(text)'") }
             return v
         }
         func seconds(_ range: ClosedRange<Double>) throws(Problem) -> Duration { .milliseconds(Int64(try double(range) * 1000)) }

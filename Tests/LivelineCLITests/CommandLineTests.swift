@@ -203,9 +203,9 @@ struct CommandLineTests {
         #expect(result.stdout.components(separatedBy: "lint: clean").count - 1 == 5)
     }
 
-    @Test("the demo runs the story through the client and the simulator: every push accepted, the bad one dropped on the device")
+    @Test("the in-process demo runs the story through the client and the simulator: every push accepted, the bad one dropped on the device")
     func demoEndToEnd() async throws {
-        let result = try await CLI.run(["demo"])
+        let result = try await CLI.run(["demo", "--in-process"])
         #expect(result.status == 0, "\(result.stderr)")
         let out = result.stdout
         #expect(out.components(separatedBy: "APNs     accepted").count - 1 == 6)

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@Suite("liveline serve and the demo through the service")
+struct ServeCommandTests {
+    @Test("usage mistakes exit 64 naming the setting and where it came from", arguments: [
+        (["serve", "--port", "http"], "--port: port must be an integer from 0 to 65535, got 'http'"),
+        (["serve", "--ca-file", "/etc/hostname"], "'--ca-file' goes with '--apns-host'"),
+        (["serve", "--colour", "red"], "unknown option '--colour'"),
+        (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
+    ])
+    func usage(_ args: [String], _ message: String) async throws {
+        let result = try await CLI.run(args)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: see 'liveline serve --help'"))
+    }
+
+    @Test("a configuration file with an unknown setting or a bad value is refused, naming the file and the setting")
+    func configFile() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(#"{"port": 0, "maxInFlite": 10}"#.utf8).write(to: bad)
+        let r1 = try await CLI.run(["serve", "--config", bad.path])
+        #expect(r1.status == 64)
+        #expect(r1.stderr.contains("unknown setting 'maxInFlite'"))
+        let wrong = dir.appendingPathComponent("wrong.json")
+        try Data(#"{"retryBaseSeconds": -1}"#.utf8).write(to: wrong)
+        let r2 = try await CLI.run(["serve", "--config", wrong.path])
+        #expect(r2.status == 64)
+        #expect(r2.stderr.contains(wrong.path))
+        #expect(r2.stderr.contains("retryBaseSeconds must be a number from 0.001 to 3600, got '-1'"))
+    }
+
+    @Test("--help lists the settings and the environment variables")
+    func help() async throws {
+        let result = try await CLI.run(["serve", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("LIVELINE_PORT"))
+        #expect(result.stdout.contains("apnsHost"))
+    }
+
+    @Test("a database file that cannot be opened stops the start with its path")
+    func badDatabase() async throws {
+        let result = try await CLI.run(["serve", "--port", "0", "--database", "/nonexistent-dir/liveline.db"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/nonexistent-dir/liveline.db"))
+    }
+
+    @Test("the demo runs the flight story through liveline serve and liveline simulator processes")
+    func demoThroughService() async throws {
+        let result = try await CLI.run(["demo"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("service         http://127.0.0.1:"))
+        #expect(out.components(separatedBy: "push-to-start ").filter { $0.contains(": sent apns-id") }.count == 2)
+        #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
+        #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))
+        // Each change goes out twice: once on the channel, once to the iOS 17 phone's token.
+        #expect(out.components(separatedBy: "service  channel ").count - 1 == 5)
+        #expect(out.components(separatedBy: "service  iphone-12 token ").count - 1 == 5)
+        #expect(!out.contains(": failed") && !out.contains(": retrying"))
+        let afterGate = out.components(separatedBy: "== 2.")[1].components(separatedBy: "== 3.")[0]
+        #expect(afterGate.components(separatedBy: " C7 ").count - 1 == 2)  // both Lock Screens show the new gate
+        #expect(out.contains("iphone-16 Lock Screen: ended"))
+        #expect(out.contains("iphone-12 Lock Screen: ended"))
+        #expect(out.contains("12 sent"))
+        #expect(!out.contains("BEGIN PRIVATE KEY") && !out.contains("eyJ"))
+    }
+}
