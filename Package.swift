@@ -8,6 +8,7 @@ import PackageDescription
 //     ← LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //       ← LivelineAPNS (provider client) / LivelineSimulator (APNs + simulated iPhones)
 //         ← liveline (the command-line tool)
+//   LivelineHTTPServer (HTTP/1.1 JSON API server; libmicrohttpd) ← liveline serve
 let package = Package(
     name: "Liveline",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
+        .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -33,6 +35,7 @@ let package = Package(
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
+        .target(name: "LivelineHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
         // Test support users need too: certificates and keys made at run time, local servers.
