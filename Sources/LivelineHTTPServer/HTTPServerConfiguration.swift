@@ -1,0 +1,27 @@
+/// Where and how an `HTTPServer` listens, and the limits it enforces.
+public struct HTTPServerConfiguration: Sendable {
+    /// The local address to bind: an IPv4 or IPv6 literal (`"127.0.0.1"`, `"::1"`, `"0.0.0.0"`,
+    /// `"::"`). Host names are not resolved.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (read it back from `HTTPServer.port`).
+    public var port: Int = 0
+    /// The largest request body accepted. A larger one is answered with 413 and a JSON error
+    /// (`"code":"body-too-large"`) without calling the handler: at once when `Content-Length`
+    /// says so, otherwise (chunked uploads) once the body ends; the excess is discarded, not kept.
+    public var maxBodyBytes: Int = 1 << 20
+    /// libmicrohttpd threads (each runs its own epoll loop for its share of the connections).
+    public var threads: Int = 2
+    /// The most connections open at once, split evenly between the threads; further clients wait
+    /// in the kernel's accept queue until a connection closes. Must be at least `threads`.
+    public var connectionLimit: Int = 1000
+    /// Connections idle this long are closed (rounded up to whole seconds; zero: never).
+    /// A connection whose handler is running is not idle.
+    public var connectionTimeout: Duration = .seconds(30)
+    /// Memory for one connection's request line, headers and I/O buffers
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); larger headers are answered with 431 by
+    /// libmicrohttpd. At least 4096.
+    public var maxHeaderBytes: Int = 32 * 1024
+
+    /// The defaults: loopback, a free port, 1 MiB bodies, two threads.
+    public init() {}
+}
