@@ -116,7 +116,7 @@ public struct ServiceConfiguration: Sendable {
         case "apnsHost": apnsHost = text.isEmpty ? nil : text
         case "caFile": caFile = text.isEmpty ? nil : text
         case "maxBodyBytes": maxBodyBytes = try int(1024...(64 << 20))
-        case "rateLimit": rateLimit = try double(0.1...1_000_000)
+        case "rateLimit": rateLimit = try double(0.001...1_000_000)
         case "rateBurst": rateBurst = try double(1...10_000_000)
         case "immediateBudgetPerHour": immediateBudgetPerHour = try int(0...100_000)
         case "frequentImmediateBudgetPerHour": frequentImmediateBudgetPerHour = try int(0...100_000)
