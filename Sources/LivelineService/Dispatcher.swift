@@ -226,7 +226,7 @@ final class Dispatcher: Sendable {
             let type = try tx.activity(row.activityID)?.attributesType ?? ""
             current = try tx.pushToStartToken(deviceID: device, attributesType: type)
         } else {
-            current = try tx.activityTokens(activityID: row.activityID).first { $0.deviceID == device }
+            current = try tx.activityToken(activityID: row.activityID, deviceID: device)
         }
         guard let current, current.token == row.token else {
             return DeliveryOutcome(id: row.id, state: .failed, apnsID: r.apnsID, status: r.status, reason: "\(reason) (the token was already replaced or removed)")

@@ -139,7 +139,7 @@ extension Service {
                 // The app started this activity itself: the service learns of it from its token.
                 try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: device.bundleID, attributesType: type ?? "", channelID: nil, startedAt: c.now))
             }
-            let previous = try tx.activityTokens(activityID: activityID).first { $0.deviceID == deviceID }
+            let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
             try tx.setActivityToken(TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now))
             return Answer(previous == nil ? 201 : 200, ["activityID": .string(activityID), "deviceID": .string(deviceID), "token": .string(Self.prefix(token)),
                                                          "replaced": .bool(previous != nil && previous?.token != token)])

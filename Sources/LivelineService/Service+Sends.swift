@@ -194,12 +194,10 @@ extension Service {
                                     relevanceScore: relevance, dismissal: dismissal)
 
         return try commit(c) { tx in
-            let tokens = try tx.activityTokens(activityID: activityID)
             var deliveries: [NewDelivery] = []
             var viaChannel = 0, downgraded = 0
             let hourAgo = c.now.addingTimeInterval(-3600)
-            for t in tokens {
-                let device = try tx.device(t.deviceID)
+            for (t, device) in try tx.activityTargets(activityID: activityID) {
                 if activity.channelID != nil, let d = device, let v = OSVersionNumber(d.iosVersion), v >= OSVersionNumber(18, 0) {
                     viaChannel += 1
                     continue

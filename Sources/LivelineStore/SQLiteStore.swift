@@ -150,6 +150,23 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
+    func activityToken(activityID: String, deviceID: String) throws -> TokenRecord? {
+        try db.queryOne("SELECT * FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]).map {
+            TokenRecord(scope: $0.string("activity_id") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
+        }
+    }
+
+    func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)] {
+        try db.query("""
+            SELECT t.activity_id, t.device_id, t.token, t.registered_at, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
+            FROM activity_tokens t LEFT JOIN devices d ON d.device_id = t.device_id WHERE t.activity_id = ? ORDER BY t.device_id
+            """, [.text(activityID)]).map { row in
+            let token = TokenRecord(scope: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
+            let device = row.string("ios_version") == nil ? nil : deviceRecord(row)
+            return (token, device)
+        }
+    }
+
     func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool {
         try db.run("DELETE FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]) > 0
     }

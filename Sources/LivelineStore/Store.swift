@@ -49,6 +49,9 @@ public protocol StoreTransaction {
     func deletePushToStartToken(deviceID: String, token: String) throws -> Bool
     func setActivityToken(_ token: TokenRecord) throws
     func activityTokens(activityID: String) throws -> [TokenRecord]
+    func activityToken(activityID: String, deviceID: String) throws -> TokenRecord?
+    /// The activity's update tokens with their devices, for a fan-out.
+    func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)]
     func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool
     /// Removes an update token only if it is still `token`.
     func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool

@@ -78,6 +78,12 @@ enum StoreContract {
         #expect(try store.write { try $0.activityTokens(activityID: "a1") }.first { $0.deviceID == "d1" }?.token == "token-new")
         #expect(try store.write { try $0.deleteActivityToken(activityID: "a1", deviceID: "d1", token: "token-new") } == true)
         #expect(try store.write { try $0.tokenCount() } == 1)
+        // A fan-out reads each remaining token with its device.
+        let targets = try store.write { try $0.activityTargets(activityID: "a1") }
+        #expect(targets.map(\.token.deviceID) == ["d2"])
+        #expect(targets.first?.device?.iosVersion == "18.2")
+        #expect(try store.write { try $0.activityToken(activityID: "a1", deviceID: "d2") }?.token == "token-d2")
+        #expect(try store.write { try $0.activityToken(activityID: "a1", deviceID: "d1") } == nil)
     }
 
     static func rollsBack(_ store: any Store) throws {
