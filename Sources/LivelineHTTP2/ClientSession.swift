@@ -38,7 +38,8 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     let usable = Atomic<Bool>(false)
     private let ownsLoop: Bool
     private let context: TLSContext
-    private let verifyName: String
+    /// What the server's certificate is verified against (checked before connecting).
+    private let serverName: ServerName
 
     // Loop-thread state.
     // The hot ones skip run-time exclusivity checks (@exclusivity(unchecked)): one thread
@@ -68,13 +69,13 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         case immediately
     }
 
-    init(loop: EventLoop, ownsLoop: Bool, host: String, port: Int, context: TLSContext, configuration: HTTP2ClientConfiguration) {
+    init(loop: EventLoop, ownsLoop: Bool, host: String, port: Int, serverName: ServerName, context: TLSContext, configuration: HTTP2ClientConfiguration) {
         self.host = host
         self.port = port
         self.configuration = configuration
         self.context = context
         self.ownsLoop = ownsLoop
-        self.verifyName = configuration.serverName ?? host
+        self.serverName = serverName
         let authorityHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         self.defaultAuthority = port == 443 ? authorityHost : "\(authorityHost):\(port)"
         super.init(loop: loop, fd: -1)
@@ -138,11 +139,10 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             close(HTTP2Error(.tlsFailed, "SSL_new failed: \(openSSLErrors())"), abrupt: true)
             return
         }
-        if SocketAddress.isIPLiteral(verifyName) {
-            _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), verifyName)
-        } else {
-            _ = liveline_SSL_set_tlsext_host_name(ssl, verifyName)
-            _ = SSL_set1_host(ssl, verifyName)
+        // Fail closed: without the name check the handshake would accept any trusted certificate.
+        if let error = serverName.require(on: ssl) {
+            close(error, abrupt: true)
+            return
         }
         continueHandshake()
     }
@@ -156,7 +156,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
                 case .system: "the system trust store"
                 case .caFile(let path): "CA file \(path)"
                 }
-                return HTTP2Error(.certificateVerificationFailed, "the certificate of \(endpoint) did not verify for name \(verifyName) against \(trust): \(reason)")
+                return HTTP2Error(.certificateVerificationFailed, "the certificate of \(endpoint) did not verify for name \(serverName) against \(trust): \(reason)")
             }
         }
         if detail.contains("no application protocol") {

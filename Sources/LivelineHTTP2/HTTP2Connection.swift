@@ -37,18 +37,21 @@ public final class HTTP2Connection: Sendable {
     ///   - host: a DNS name or an IP literal.
     ///   - port: the TCP port (APNs: 443 or 2197).
     ///   - configuration: trust, client identity and timeouts.
-    /// - Throws: `HTTP2Error` with `.invalidArgument`, `.resolveFailed`, `.connectFailed`,
-    ///   `.connectTimeout`, `.certificateVerificationFailed`, `.alpnRefused` or `.tlsFailed`.
+    /// - Throws: `HTTP2Error` with `.invalidArgument` (including an empty `serverName`, which
+    ///   would check no name), `.resolveFailed`, `.connectFailed`, `.connectTimeout`,
+    ///   `.certificateVerificationFailed`, `.alpnRefused` or `.tlsFailed` (also when OpenSSL
+    ///   refuses to set the name check: the handshake is then never started).
     public static func connect(host: String, port: Int, configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) async throws(HTTP2Error) -> HTTP2Connection {
         guard !host.isEmpty else { throw HTTP2Error(.invalidArgument, "host is empty") }
         guard (1...65535).contains(port) else { throw HTTP2Error(.invalidArgument, "port \(port) is outside 1...65535") }
         guard configuration.connectTimeout > .zero, configuration.requestTimeout > .zero, configuration.pingTimeout > .zero else {
             throw HTTP2Error(.invalidArgument, "timeouts must be positive (connect \(configuration.connectTimeout), request \(configuration.requestTimeout), ping \(configuration.pingTimeout))")
         }
+        let serverName = try ServerName(configuration.serverName ?? host)
         let context = try TLSContext.client(trust: configuration.trust, identity: configuration.identity)
         let addresses = try SocketAddress.resolve(host: host, port: port)
         let loop = try EventLoop(name: "h2-client \(host):\(port)")
-        let session = ClientSession(loop: loop, ownsLoop: true, host: host, port: port, context: context, configuration: configuration)
+        let session = ClientSession(loop: loop, ownsLoop: true, host: host, port: port, serverName: serverName, context: context, configuration: configuration)
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 loop.execute { session.start(addresses: addresses, continuation: continuation) }
