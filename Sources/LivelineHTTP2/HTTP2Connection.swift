@@ -15,7 +15,7 @@ import Synchronization
 /// Threading: each connection runs its own event-loop thread (epoll) which owns the socket, the
 /// TLS state and the nghttp2 session; public methods may be called from any thread or task and
 /// hand work to that thread. Completion callbacks run on the loop thread and must not block.
-public final class HTTP2Connection: Sendable {
+public final class HTTP2Connection: Sendable, CustomStringConvertible, CustomReflectable {
     /// The host given to `connect`.
     public var host: String { session.host }
     /// The port given to `connect`.
@@ -25,6 +25,15 @@ public final class HTTP2Connection: Sendable {
 
     private init(session: ClientSession) {
         self.session = session
+    }
+
+    /// `HTTP2Connection to host:port`.
+    public var description: String { "HTTP2Connection to \(host):\(port)" }
+
+    /// The endpoint and state, without the session: its requests hold provider tokens and
+    /// device-token paths, which `dump` must not print.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["host": host, "port": port, "isUsable": isUsable, "activeStreams": activeStreams, "queuedRequests": queuedRequests])
     }
 
     /// A connection dropped without `close()` drains and closes, so its thread and socket end.
@@ -132,7 +141,7 @@ public final class HTTP2Connection: Sendable {
             return HTTP2Error(.invalidArgument, "method \"\(request.method)\" is not a valid HTTP method")
         }
         if !request.path.hasPrefix("/") || !ByteScan.isPath(request.path) {
-            return HTTP2Error(.invalidArgument, "path \"\(request.path)\" must start with / and contain no spaces or control characters")
+            return HTTP2Error(.invalidArgument, "path \"\(Redaction.path(request.path))\" must start with / and contain no spaces or control characters")
         }
         for field in request.headers.fields {
             if field.name.isEmpty || !ByteScan.isFieldName(field.name) {
