@@ -157,6 +157,14 @@ struct CommandLineTests {
         #expect(notJSON.stderr.contains("'-': invalid JSON at line 1, column 2"))
     }
 
+    @Test("lint refuses a body with a key twice, naming the key and both places")
+    func lintDuplicateKey() async throws {
+        let result = try await CLI.run(["lint", "-"], stdin: #"{"aps":{"event":"update","event":"end"}}"#)
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == #"error: '-': invalid JSON at line 1, column 26: duplicate key "event" (first at line 1, column 9): APNs and the device may each read either value; keep one"# + "\n")
+    }
+
     @Test("lint reads a schema file and reports a broken one")
     func lintSchemaFile() async throws {
         let dir = try CLI.temporaryDirectory()

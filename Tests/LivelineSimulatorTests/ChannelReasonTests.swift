@@ -50,6 +50,13 @@ let channelCases: [ReasonCase] = [
         let id = f.newChannel()
         return f.send(f.broadcastRequest(channelID: id) { $0.body = Array("{".utf8) })
     },
+    ReasonCase(reason: "BadRequestPayload", status: 400, note: "create with a key twice") { f in
+        f.send(f.channelRequest(body: #"{"message-storage-policy":0,"push-type":"LiveActivity","message-storage-policy":1}"#))
+    },
+    ReasonCase(reason: "BadRequestPayload", status: 400, note: "broadcast with a key twice") { f in
+        let id = f.newChannel()
+        return f.send(f.broadcastRequest(channelID: id) { $0.body = Array(#"{"aps":{"event":"update","event":"end"}}"#.utf8) })
+    },
     ReasonCase(reason: "PayloadEmpty", status: 400, note: "create with no body") { f in f.send(f.channelRequest(body: nil)) },
     ReasonCase(reason: "PayloadEmpty", status: 400, note: "broadcast with no body") { f in
         let id = f.newChannel()

@@ -44,6 +44,20 @@ struct DeviceRulesTests {
         #expect(!detail.isEmpty)
     }
 
+    @Test("a body with a key twice is accepted by APNs and dropped by the device as malformed, naming the key and both places")
+    func duplicateKeyDropped() throws {
+        let f = Fixture()
+        let a = f.startByPush()
+        f.clock.advance(by: 10)
+        var request = f.laRequest(token: a.pushToken!, body: f.updateBody())
+        request.body = Array(#"{"aps":{"timestamp":1900000000,"event":"update","event":"end","content-state":{}}}"#.utf8)
+        #expect(f.send(request).status == 200)
+        #expect(f.sim.activity(a.id)?.state == .active)
+        let record = try #require(f.sim.log().last)
+        #expect(record.verdict == .dropped(.malformedPayload,
+            #"invalid JSON at line 1, column 49: duplicate key "event" (first at line 1, column 32): APNs and the device may each read either value; keep one"#))
+    }
+
     @Test("a content state that does not decode is dropped with the decoding error; the old state stays")
     func decodeFailureRecorded() throws {
         let f = Fixture()
