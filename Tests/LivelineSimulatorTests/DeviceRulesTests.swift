@@ -58,6 +58,13 @@ struct DeviceRulesTests {
             #"invalid JSON at line 1, column 49: duplicate key "event" (first at line 1, column 32): APNs and the device may each read either value; keep one"#))
     }
 
+    @Test("a schema-registered type decodes a content-state date however implausible (lint calls it an error; the device does not)")
+    func implausibleDateDecodes() {
+        let type = ActivityType.schema(FlightAttributes.schema)
+        #expect(type.contentStateError(["status": "boarding", "gate": "B12", "boardingTime": 1.2e29, "delayMinutes": 0, "isBoarding": true]) == nil)
+        #expect(type.contentStateError(["status": "boarding", "gate": "B12", "boardingTime": "soon", "delayMinutes": 0, "isBoarding": true]) != nil)
+    }
+
     @Test("a content state that does not decode is dropped with the decoding error; the old state stays")
     func decodeFailureRecorded() throws {
         let f = Fixture()
