@@ -168,6 +168,16 @@ struct LinterTests {
         #expect(!expected.isDecodingFailure)
     }
 
+    @Test("Unix seconds of a date beyond Int64 saturate instead of trapping, as a body with \"timestamp\": 1e30 re-encodes")
+    func unixSecondsSaturate() throws {
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: 1e30)) == .max)
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: -1e30)) == .min)
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: 1_764_424_800.9)) == 1_764_424_800)
+        let push = try LiveActivityPush(body: ["aps": ["timestamp": 1e30, "event": "update", "content-state": goodState]])
+        #expect(push.body["aps"]?["timestamp"] == .number(Double(Int64.max)))
+        #expect(lint(update(goodState, extra: ["timestamp": -1e30]), previous: now).map(\.code) == [.implausibleDate])
+    }
+
     @Test("findings list errors before warnings")
     func ordering() {
         var state = goodState.objectValue!
