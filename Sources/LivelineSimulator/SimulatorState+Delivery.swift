@@ -12,6 +12,9 @@ extension SimulatorState {
     mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
         switch record.kind {
         case .device:
+            if let problem = notificationProblem(body) {
+                return (nil, [drop(record.deviceID, nil, .malformedPayload, problem)])
+            }
             // By index, so the device and app records are changed in place rather than copied.
             if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
                 devices.values[d].apps.values[a].keep(notification: body)
@@ -32,6 +35,20 @@ extension SimulatorState {
             }
             return (event, [apply(push, json: json, to: activityID, priority: priority, now: now)])
         }
+    }
+
+    /// Why the device drops an ordinary notification (alert, background, VoIP, ...): iOS hands
+    /// the app its body as a dictionary, so the body must be a JSON object, and `aps`, when there,
+    /// an object. `nil` when it is delivered. The last body delivered is kept, so a sender that
+    /// repeats one body has it parsed once.
+    mutating func notificationProblem(_ body: [UInt8]) -> String? {
+        if lastNotificationBody == body { return nil }
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch { return error.description }
+        guard case .object(let root) = json else { return "the body must be a JSON object, got \(json.typeName)" }
+        if let aps = root["aps"], aps.objectValue == nil { return "aps must be an object, got \(aps.typeName)" }
+        lastNotificationBody = body
+        return nil
     }
 
     func drop(_ deviceID: String, _ activityID: String?, _ reason: DropReason, _ detail: String) -> Delivery {

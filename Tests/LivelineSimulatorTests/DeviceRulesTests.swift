@@ -65,6 +65,27 @@ struct DeviceRulesTests {
         #expect(type.contentStateError(["status": "boarding", "gate": "B12", "boardingTime": "soon", "delayMinutes": 0, "isBoarding": true]) != nil)
     }
 
+    @Test("an alert push whose body is no JSON object is accepted by APNs and dropped by the device with the parse error", arguments: [
+        ("Gate changed", "invalid JSON at line 1, column 1: unexpected character 'G', expected a value"),
+        (#"{"aps":{"alert":"Gate"#, "invalid JSON at line 1, column 22: unterminated string"),
+        ("[]", "the body must be a JSON object, got array"),
+        (#"{"aps":"x"}"#, "aps must be an object, got string"),
+    ])
+    func malformedAlertDropped(body: String, detail: String) throws {
+        let f = Fixture()
+        // A good body first, so the device's memory of the last good body cannot let a bad one through.
+        #expect(f.send(f.alertRequest()).status == 200)
+        let r = f.send(f.alertRequest { $0.body = Array(body.utf8) })
+        #expect(r.status == 200)
+        let record = try #require(f.sim.log().last)
+        #expect(record.verdict == .dropped(.malformedPayload, detail))
+        #expect(record.deliveries.map(\.dropReason) == [.malformedPayload])
+        #expect(f.sim.app(Fixture.bundle, on: f.device)?.notifications == [["aps": ["alert": "Gate changed"]]])
+        #expect(f.send(f.alertRequest()).status == 200)
+        #expect(f.sim.log().last?.verdict == .accepted)
+        #expect(f.sim.log().last?.deliveries.map(\.detail) == ["alert notification delivered"])
+    }
+
     @Test("a content state that does not decode is dropped with the decoding error; the old state stays")
     func decodeFailureRecorded() throws {
         let f = Fixture()
