@@ -28,10 +28,11 @@ extension SimulatorState {
             }
             return (event, [startByPush(push, json: json, deviceID: record.deviceID, bundleID: record.bundleID, tokenType: tokenType, now: now)])
         case .activityUpdate(let activityID):
+            // Counted as the activity's drops, as every other push to it that the device ignores.
             let (json, push, event, failure) = parsePush(body)
-            guard let json, let push else { return (event, [drop(record.deviceID, activityID, .malformedPayload, failure)]) }
+            guard let json, let push else { return (event, [countDrop(activityID, drop(record.deviceID, activityID, .malformedPayload, failure))]) }
             if push.event == .start {
-                return (event, [drop(record.deviceID, activityID, .wrongEvent, "an update token cannot start an activity; send start to a push-to-start token")])
+                return (event, [countDrop(activityID, drop(record.deviceID, activityID, .wrongEvent, "an update token cannot start an activity; send start to a push-to-start token"))])
             }
             return (event, [apply(push, json: json, to: activityID, priority: priority, now: now)])
         }

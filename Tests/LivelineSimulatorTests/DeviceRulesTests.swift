@@ -44,6 +44,18 @@ struct DeviceRulesTests {
         #expect(!detail.isEmpty)
     }
 
+    @Test("pushes to an update token that the device ignores count as the activity's drops", arguments: ["not json", "start"])
+    func updateTokenDropsCount(kind: String) {
+        let f = Fixture()
+        let a = f.startByPush()
+        f.clock.advance(by: 10)
+        var request = f.laRequest(token: a.pushToken!, body: kind == "start" ? f.startBody() : f.updateBody())
+        if kind == "not json" { request.body = Array("{".utf8) }
+        #expect(f.send(request).status == 200)
+        #expect(f.sim.activity(a.id)?.droppedCount == 1)
+        #expect(f.sim.activity(a.id)?.updateCount == 0)
+    }
+
     @Test("a body with a key twice is accepted by APNs and dropped by the device as malformed, naming the key and both places")
     func duplicateKeyDropped() throws {
         let f = Fixture()
@@ -53,6 +65,7 @@ struct DeviceRulesTests {
         request.body = Array(#"{"aps":{"timestamp":1900000000,"event":"update","event":"end","content-state":{}}}"#.utf8)
         #expect(f.send(request).status == 200)
         #expect(f.sim.activity(a.id)?.state == .active)
+        #expect(f.sim.activity(a.id)?.droppedCount == 1)
         let record = try #require(f.sim.log().last)
         #expect(record.verdict == .dropped(.malformedPayload,
             #"invalid JSON at line 1, column 49: duplicate key "event" (first at line 1, column 32): APNs and the device may each read either value; keep one"#))
