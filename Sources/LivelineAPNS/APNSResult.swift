@@ -52,6 +52,15 @@ public enum APNSResult: Sendable, Hashable, CustomStringConvertible {
 
         /// What a client may do about it.
         public var policy: APNSRetryPolicy { reason.policy(status: status) }
+
+        /// `timestamp` as the integer of milliseconds APNs sent; a time beyond `Int64`
+        /// milliseconds (a broken server's) gives `Int64.max` or `Int64.min` instead of trapping.
+        public var timestampMilliseconds: Int64? {
+            timestamp.map { date in
+                let ms = (date.timeIntervalSince1970 * 1000).rounded()
+                return Int64(exactly: ms) ?? (ms > 0 ? .max : .min)
+            }
+        }
     }
 
     /// Whether APNs accepted the push.
@@ -71,7 +80,7 @@ public enum APNSResult: Sendable, Hashable, CustomStringConvertible {
         case .accepted(let a): "accepted apns-id=\(a.apnsID ?? "-")" + (a.uniqueID.map { " apns-unique-id=\($0)" } ?? "")
         case .rejected(let r):
             "rejected \(r.status) \(r.reason) apns-id=\(r.apnsID ?? "-")"
-                + (r.timestamp.map { " timestamp=\(Int64(($0.timeIntervalSince1970 * 1000).rounded()))" } ?? "")
+                + (r.timestampMilliseconds.map { " timestamp=\($0)" } ?? "")
         case .failed(let e): "failed: \(e.message)"
         }
     }

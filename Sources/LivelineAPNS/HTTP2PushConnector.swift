@@ -42,7 +42,7 @@ final class HTTP2PushConnection: PushConnection {
             let response = try await connection.send(Self.http(request, timeout: timeout))
             return WireResponse(status: response.status, headers: response.headers.fields, body: response.body)
         } catch {
-            throw Self.wireError(error, path: request.path)
+            throw Self.wireError(error)
         }
     }
 
@@ -53,14 +53,14 @@ final class HTTP2PushConnection: PushConnection {
             case .success(let response):
                 completion(.success(WireResponse(status: response.status, headers: response.headers.fields, body: response.body)))
             case .failure(let error):
-                completion(.failure(Self.wireError(error, path: request.path)))
+                completion(.failure(Self.wireError(error)))
             }
         }
     }
 
-    static func wireError(_ error: HTTP2Error, path: String) -> WireError {
-        // Transport messages name the path; a device token may appear only as a prefix.
-        let message = Self.redacted(error.message, path: path)
+    static func wireError(_ error: HTTP2Error) -> WireError {
+        // LivelineHTTP2 names a device-token path by an 8-character prefix only (Redaction).
+        let message = error.message
         if error.isRetryable { return WireError(kind: .notProcessed, message: message) }
         switch error.code {
         case .timeout: return WireError(kind: .deadline, message: message)
@@ -71,13 +71,6 @@ final class HTTP2PushConnection: PushConnection {
     }
 
     var isUsable: Bool { connection.isUsable }
-
-    /// `message` with a `/3/device/<token>` path shortened to the token's first 8 characters.
-    static func redacted(_ message: String, path: String) -> String {
-        let prefix = "/3/device/"
-        guard path.hasPrefix(prefix), path.count > prefix.count + 8 else { return message }
-        return message.replacingOccurrences(of: path, with: prefix + path.dropFirst(prefix.count).prefix(8) + "…")
-    }
 
     func close(grace: Duration) async {
         if grace <= .zero {

@@ -34,5 +34,10 @@ public enum ReferenceDate {
     public static func seconds(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
 
     /// The Unix-seconds integer APNs header fields (`timestamp`, `stale-date`, `dismissal-date`) use.
-    public static func unixSeconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+    /// A date beyond `Int64` seconds (one read from a body such as `"timestamp": 1e30`) gives
+    /// `Int64.max` or `Int64.min` instead of trapping.
+    public static func unixSeconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        return Int64(exactly: seconds) ?? (seconds > 0 ? .max : .min)
+    }
 }

@@ -5,8 +5,10 @@ extension ActivitySchema {
     /// `ContentState` would, plus the silent mistakes that decode but show the wrong thing.
     ///
     /// - Parameter path: prefix for the findings' paths.
-    /// - Returns: errors for what fails to decode (missing keys, wrong JSON types), warnings for keys
-    ///   the decoder ignores and for dates that look like Unix seconds or milliseconds.
+    /// - Returns: errors for what fails to decode (missing keys, wrong JSON types) and for dates
+    ///   that are no date between 2001 and 2100 in any unit (`implausible-date`, which decode),
+    ///   warnings for keys the decoder ignores and for dates that look like Unix seconds or
+    ///   milliseconds.
     public func checkContentState(_ value: JSONValue, path: String = "aps.content-state") -> [LintFinding] {
         var findings: [LintFinding] = []
         Self.check(value, against: contentState, path: path, into: &findings)
@@ -35,7 +37,7 @@ extension ActivitySchema {
 
     /// Whether `value` decodes into the described type: the first error finding, or `nil`.
     public func decodingError(contentState value: JSONValue) -> LintFinding? {
-        checkContentState(value).first { $0.severity == .error }
+        checkContentState(value).first(where: \.isDecodingFailure)
     }
 
     static func check(_ value: JSONValue, against type: FieldType, path: String, into findings: inout [LintFinding]) {
@@ -124,6 +126,10 @@ extension ActivitySchema {
 
     /// Warns when a date field holds Unix seconds or milliseconds instead of reference-date seconds.
     static func checkDateMagnitude(_ n: Double, path: String, into findings: inout [LintFinding]) {
+        guard PlausibleDate.contains(n) else {
+            findings.append(PlausibleDate.finding(n, path: path, unit: "ActivityKit reads dates as seconds since 2001-01-01"))
+            return
+        }
         let asDate = Date(timeIntervalSinceReferenceDate: n)
         let year = Calendar(identifier: .gregorian).component(.year, from: asDate)
         if n >= 1e11 {

@@ -3,7 +3,8 @@ import Foundation
 /// One problem `Linter` or a schema check found in a payload.
 public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Comparable {
-        /// The push will fail or be dropped.
+        /// The push will fail or be dropped, or it holds a value no sender meant (a date outside
+        /// 2001–2100 however it is read).
         case error
         /// The push goes through but probably does not do what was meant.
         case warning
@@ -24,6 +25,8 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         public static let snakeCaseKey = Code(rawValue: "snake-case-key")
         public static let unixDate = Code(rawValue: "unix-date")
         public static let millisecondDate = Code(rawValue: "millisecond-date")
+        /// A date number that is no date between 2001 and 2100 in any unit (see `Linter`).
+        public static let implausibleDate = Code(rawValue: "implausible-date")
         public static let referenceDateInHeader = Code(rawValue: "reference-date-in-aps")
         public static let staleDatePast = Code(rawValue: "stale-date-past")
         public static let missingTimestamp = Code(rawValue: "missing-timestamp")
@@ -44,6 +47,10 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         self.path = path
         self.message = message
     }
+
+    /// Whether it means a default `JSONDecoder` fails on the value: an error other than an
+    /// implausible date (a number decodes as a `Date`, however far off it is).
+    public var isDecodingFailure: Bool { severity == .error && code != .implausibleDate }
 
     public var description: String { "\(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(code)]" }
 }

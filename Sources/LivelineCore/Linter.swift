@@ -3,6 +3,11 @@ import Foundation
 /// Finds the mistakes that make a Live Activity push fail, or succeed at APNs and then change
 /// nothing on the device: wrong date units, keys that do not match the `ContentState`, stale
 /// dates already past, timestamps that do not advance.
+///
+/// Dates: a date number that is no date between 2001 and 2100, whether read as Unix seconds,
+/// Unix milliseconds or seconds since 2001, is an error (`implausible-date`; for
+/// `dismissal-date` only "after 2100" counts, since any past value dismisses at once). A
+/// plausible date in the wrong unit for its field is a warning that names the right number.
 public struct Linter: Sendable {
     /// Known activity types by `attributes-type`, to check `start` pushes.
     public var schemas: [String: ActivitySchema]
@@ -74,9 +79,19 @@ public struct Linter: Sendable {
     }
 
     /// `timestamp`, `stale-date` and `dismissal-date` are Unix seconds, unlike dates inside content-state.
+    /// A date that is no date in 2001–2100 however it is read (`PlausibleDate`) is an error, and
+    /// the other date rules skip it; plausible ones are checked for the wrong unit.
     private func lintHeaderDates(_ aps: JSONObject, push: LiveActivityPush, into findings: inout [LintFinding]) {
+        var implausible: Set<String> = []
         for key in ["timestamp", "stale-date", "dismissal-date"] {
             guard let n = aps[key]?.numberValue else { continue }
+            let pastMeansNow = key == "dismissal-date"
+            guard PlausibleDate.contains(n, pastMeansNow: pastMeansNow) else {
+                let unit = pastMeansNow ? "aps.\(key) is Unix seconds (any past value dismisses at once)" : "aps.\(key) is Unix seconds"
+                findings.append(PlausibleDate.finding(n, path: "aps.\(key)", unit: unit, pastMeansNow: pastMeansNow))
+                implausible.insert(key)
+                continue
+            }
             if n >= 1e11 {
                 findings.append(LintFinding(.warning, .millisecondDate, path: "aps.\(key)", "\(JSONValue.javaScriptNumber(n)) looks like milliseconds; aps.\(key) is Unix seconds. Use \(JSONValue.javaScriptNumber((n / 1000).rounded(.down)))"))
             } else if n > 4e8, n < 1.2e9, key != "dismissal-date" {
@@ -84,13 +99,13 @@ public struct Linter: Sendable {
             }
         }
         if let timestamp = push.timestamp {
-            if let previousTimestamp, timestamp <= previousTimestamp {
+            if let previousTimestamp, timestamp <= previousTimestamp, !implausible.contains("timestamp") {
                 findings.append(LintFinding(.warning, .timestampNotNewer, path: "aps.timestamp", "\(ReferenceDate.unixSeconds(timestamp)) is not newer than the previous push's \(ReferenceDate.unixSeconds(previousTimestamp)); the device ignores it"))
             }
         } else {
             findings.append(LintFinding(.warning, .missingTimestamp, path: "aps.timestamp", "missing: the device uses it to show the newest update and to ignore older ones; set it on every push"))
         }
-        if let stale = push.staleDate, stale <= now, (aps["stale-date"]?.numberValue ?? 0) < 1e11 {
+        if let stale = push.staleDate, stale <= now, (aps["stale-date"]?.numberValue ?? 0) < 1e11, !implausible.contains("stale-date") {
             let ago = Int(now.timeIntervalSince(stale))
             findings.append(LintFinding(.warning, .staleDatePast, path: "aps.stale-date", "\(ReferenceDate.unixSeconds(stale)) is already past (\(ago) s ago): the activity shows as stale at once"))
         }

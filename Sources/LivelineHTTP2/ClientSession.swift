@@ -38,7 +38,8 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     let usable = Atomic<Bool>(false)
     private let ownsLoop: Bool
     private let context: TLSContext
-    private let verifyName: String
+    /// What the server's certificate is verified against (checked before connecting).
+    private let serverName: ServerName
 
     // Loop-thread state.
     // The hot ones skip run-time exclusivity checks (@exclusivity(unchecked)): one thread
@@ -68,13 +69,13 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         case immediately
     }
 
-    init(loop: EventLoop, ownsLoop: Bool, host: String, port: Int, context: TLSContext, configuration: HTTP2ClientConfiguration) {
+    init(loop: EventLoop, ownsLoop: Bool, host: String, port: Int, serverName: ServerName, context: TLSContext, configuration: HTTP2ClientConfiguration) {
         self.host = host
         self.port = port
         self.configuration = configuration
         self.context = context
         self.ownsLoop = ownsLoop
-        self.verifyName = configuration.serverName ?? host
+        self.serverName = serverName
         let authorityHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         self.defaultAuthority = port == 443 ? authorityHost : "\(authorityHost):\(port)"
         super.init(loop: loop, fd: -1)
@@ -138,11 +139,10 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             close(HTTP2Error(.tlsFailed, "SSL_new failed: \(openSSLErrors())"), abrupt: true)
             return
         }
-        if SocketAddress.isIPLiteral(verifyName) {
-            _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), verifyName)
-        } else {
-            _ = liveline_SSL_set_tlsext_host_name(ssl, verifyName)
-            _ = SSL_set1_host(ssl, verifyName)
+        // Fail closed: without the name check the handshake would accept any trusted certificate.
+        if let error = serverName.require(on: ssl) {
+            close(error, abrupt: true)
+            return
         }
         continueHandshake()
     }
@@ -156,7 +156,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
                 case .system: "the system trust store"
                 case .caFile(let path): "CA file \(path)"
                 }
-                return HTTP2Error(.certificateVerificationFailed, "the certificate of \(endpoint) did not verify for name \(verifyName) against \(trust): \(reason)")
+                return HTTP2Error(.certificateVerificationFailed, "the certificate of \(endpoint) did not verify for name \(serverName) against \(trust): \(reason)")
             }
         }
         if detail.contains("no application protocol") {
@@ -330,7 +330,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
                 if closing == nil { closing = .drain }
             }
             let reason = String(cString: nghttp2_strerror(streamID))
-            pending.finish(.failure(HTTP2Error(.protocolError, "cannot submit \(request.method) \(request.path) to \(endpoint): \(reason)", isRetryable: true)))
+            pending.finish(.failure(HTTP2Error(.protocolError, "cannot submit \(request) to \(endpoint): \(reason)", isRetryable: true)))
             return
         }
         pending.streamID = streamID
@@ -340,7 +340,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     private func timeoutError(_ request: PendingRequest, sent: Bool) -> HTTP2Error {
         let timeout = request.request.timeout ?? configuration.requestTimeout
         let stage = sent ? "on stream \(request.streamID)" : "while waiting for a free stream (the request was not sent)"
-        return HTTP2Error(.timeout, "\(request.request.method) \(request.request.path) to \(endpoint) had no complete response within \(timeout), \(stage)", isRetryable: !sent)
+        return HTTP2Error(.timeout, "\(request.request) to \(endpoint) had no complete response within \(timeout), \(stage)", isRetryable: !sent)
     }
 
     /// Cancels `request` (task cancellation): resets its stream if it has one.
@@ -350,7 +350,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), request.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
             loop.flushSoon(self)
         }
-        request.finish(.failure(HTTP2Error(.cancelled, "\(request.request.method) \(request.request.path) was cancelled", isRetryable: request.streamID == 0)))
+        request.finish(.failure(HTTP2Error(.cancelled, "\(request.request) was cancelled", isRetryable: request.streamID == 0)))
     }
 
     /// A response body passed `maxResponseBodySize`: reset the stream and fail the request.
@@ -359,7 +359,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), request.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
         }
         request.body = []
-        request.finish(.failure(HTTP2Error(.streamReset, "the response to \(request.request.method) \(request.request.path) on stream \(request.streamID) from \(endpoint) is larger than maxResponseBodySize (\(configuration.maxResponseBodySize) bytes); the stream was reset (CANCEL)", http2ErrorCode: UInt32(NGHTTP2_CANCEL.rawValue))))
+        request.finish(.failure(HTTP2Error(.streamReset, "the response to \(request.request) on stream \(request.streamID) from \(endpoint) is larger than maxResponseBodySize (\(configuration.maxResponseBodySize) bytes); the stream was reset (CANCEL)", http2ErrorCode: UInt32(NGHTTP2_CANCEL.rawValue))))
         loop.flushSoon(self)
     }
 
@@ -578,7 +578,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             request.finishWithResponse()
             return
         }
-        let what = "\(request.request.method) \(request.request.path) on stream \(streamID) to \(endpoint)"
+        let what = "\(request.request) on stream \(streamID) to \(endpoint)"
         if let goAway, streamID > goAway.lastStreamID {
             request.finish(.failure(HTTP2Error(.goAway, "\(endpoint) sent GOAWAY with last stream \(goAway.lastStreamID); \(what) was not processed", isRetryable: true, goAway: goAway, http2ErrorCode: goAway.errorCode)))
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {

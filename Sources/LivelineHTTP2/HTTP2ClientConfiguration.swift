@@ -5,6 +5,8 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// A client certificate to present (APNs certificate authentication), if any.
     public var identity: TLSIdentity?
     /// The name sent as SNI and verified against the certificate; nil uses the host.
+    /// An IP literal is verified against the certificate's IP addresses and sent without SNI.
+    /// - Important: it cannot be empty (`connect` refuses it): an empty name would check no name.
     public var serverName: String?
     /// Time allowed for TCP connect, TLS handshake and the server's first SETTINGS.
     public var connectTimeout: Duration

@@ -15,7 +15,7 @@ import Synchronization
 /// Threading: each connection runs its own event-loop thread (epoll) which owns the socket, the
 /// TLS state and the nghttp2 session; public methods may be called from any thread or task and
 /// hand work to that thread. Completion callbacks run on the loop thread and must not block.
-public final class HTTP2Connection: Sendable {
+public final class HTTP2Connection: Sendable, CustomStringConvertible, CustomReflectable {
     /// The host given to `connect`.
     public var host: String { session.host }
     /// The port given to `connect`.
@@ -25,6 +25,15 @@ public final class HTTP2Connection: Sendable {
 
     private init(session: ClientSession) {
         self.session = session
+    }
+
+    /// `HTTP2Connection to host:port`.
+    public var description: String { "HTTP2Connection to \(host):\(port)" }
+
+    /// The endpoint and state, without the session: its requests hold provider tokens and
+    /// device-token paths, which `dump` must not print.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["host": host, "port": port, "isUsable": isUsable, "activeStreams": activeStreams, "queuedRequests": queuedRequests])
     }
 
     /// A connection dropped without `close()` drains and closes, so its thread and socket end.
@@ -37,18 +46,21 @@ public final class HTTP2Connection: Sendable {
     ///   - host: a DNS name or an IP literal.
     ///   - port: the TCP port (APNs: 443 or 2197).
     ///   - configuration: trust, client identity and timeouts.
-    /// - Throws: `HTTP2Error` with `.invalidArgument`, `.resolveFailed`, `.connectFailed`,
-    ///   `.connectTimeout`, `.certificateVerificationFailed`, `.alpnRefused` or `.tlsFailed`.
+    /// - Throws: `HTTP2Error` with `.invalidArgument` (including an empty `serverName`, which
+    ///   would check no name), `.resolveFailed`, `.connectFailed`, `.connectTimeout`,
+    ///   `.certificateVerificationFailed`, `.alpnRefused` or `.tlsFailed` (also when OpenSSL
+    ///   refuses to set the name check: the handshake is then never started).
     public static func connect(host: String, port: Int, configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) async throws(HTTP2Error) -> HTTP2Connection {
         guard !host.isEmpty else { throw HTTP2Error(.invalidArgument, "host is empty") }
         guard (1...65535).contains(port) else { throw HTTP2Error(.invalidArgument, "port \(port) is outside 1...65535") }
         guard configuration.connectTimeout > .zero, configuration.requestTimeout > .zero, configuration.pingTimeout > .zero else {
             throw HTTP2Error(.invalidArgument, "timeouts must be positive (connect \(configuration.connectTimeout), request \(configuration.requestTimeout), ping \(configuration.pingTimeout))")
         }
+        let serverName = try ServerName(configuration.serverName ?? host)
         let context = try TLSContext.client(trust: configuration.trust, identity: configuration.identity)
         let addresses = try SocketAddress.resolve(host: host, port: port)
         let loop = try EventLoop(name: "h2-client \(host):\(port)")
-        let session = ClientSession(loop: loop, ownsLoop: true, host: host, port: port, context: context, configuration: configuration)
+        let session = ClientSession(loop: loop, ownsLoop: true, host: host, port: port, serverName: serverName, context: context, configuration: configuration)
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 loop.execute { session.start(addresses: addresses, continuation: continuation) }
@@ -129,7 +141,7 @@ public final class HTTP2Connection: Sendable {
             return HTTP2Error(.invalidArgument, "method \"\(request.method)\" is not a valid HTTP method")
         }
         if !request.path.hasPrefix("/") || !ByteScan.isPath(request.path) {
-            return HTTP2Error(.invalidArgument, "path \"\(request.path)\" must start with / and contain no spaces or control characters")
+            return HTTP2Error(.invalidArgument, "path \"\(Redaction.path(request.path))\" must start with / and contain no spaces or control characters")
         }
         for field in request.headers.fields {
             if field.name.isEmpty || !ByteScan.isFieldName(field.name) {

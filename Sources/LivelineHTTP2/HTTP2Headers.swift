@@ -1,6 +1,10 @@
 /// An ordered list of HTTP header fields. Names are compared case-insensitively by lookups;
 /// HTTP/2 sends them lower-case (the client lower-cases names it sends).
-public struct HTTP2Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+///
+/// As text (`description`, `debugDescription`, `dump`), secret values are redacted:
+/// `authorization`, cookies and anything named like a token, key or password show as
+/// `<redacted, N bytes>`. `fields` and the lookups return the real values.
+public struct HTTP2Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The fields in order.
     public private(set) var fields: [(name: String, value: String)]
 
@@ -49,9 +53,22 @@ public struct HTTP2Headers: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.makeIterator()
     }
 
-    /// `name: value` lines.
+    /// `name: value` lines, secret values redacted.
     public var description: String {
-        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        redactedLines.joined(separator: "\n")
+    }
+
+    /// The same lines as `description`, secret values redacted.
+    public var debugDescription: String { description }
+
+    /// One `name: value` child per field, secret values redacted.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: redactedLines, displayStyle: .collection)
+    }
+
+    /// `name: value` per field, secret values redacted.
+    package var redactedLines: [String] {
+        fields.map { "\($0.name): \(Redaction.headerValue($0.value, name: $0.name))" }
     }
 
     /// Equal when the same fields are in the same order.

@@ -1,5 +1,8 @@
 /// A request to send on an `HTTP2Connection`.
-public struct HTTP2Request: Sendable {
+///
+/// As text it shows `METHOD path` with a device token cut to its first 8 characters;
+/// `debugDescription` adds the headers (secret values redacted) and the body size.
+public struct HTTP2Request: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The method, e.g. `POST`.
     public var method: String
     /// The path with query, starting with `/`.
@@ -31,5 +34,19 @@ public struct HTTP2Request: Sendable {
         self.authority = authority
         self.timeout = timeout
         self.indexesPath = indexesPath
+    }
+
+    /// `METHOD path`, a device token shown by its first 8 characters.
+    public var description: String { Redaction.target(method: method, path: path) }
+
+    /// `description`, the headers (secret values redacted) and the body size.
+    public var debugDescription: String {
+        "\(description) [\(headers.redactedLines.joined(separator: ", "))] \(body.count)-byte body"
+    }
+
+    /// The fields, with the path and secret header values redacted and the body as its size.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": method, "path": Redaction.path(path), "headers": headers, "body": "\(body.count) bytes",
+                                "authority": authority as Any, "timeout": timeout as Any, "indexesPath": indexesPath])
     }
 }

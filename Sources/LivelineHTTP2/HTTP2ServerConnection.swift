@@ -3,7 +3,7 @@ import Synchronization
 /// One client connection to an `HTTP2Server`: who it is, and controls a test server or the APNs
 /// simulator needs (change the stream limit, GOAWAY, drop, close). Callable from any thread;
 /// the work runs on the server's loop thread.
-public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConvertible {
+public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// A number unique within the server, increasing in accept order (from 1).
     public let id: UInt64
     /// The client's address, `ip:port`.
@@ -94,6 +94,12 @@ public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConver
 
     /// `#id ip:port`.
     public var description: String { "#\(id) \(peerAddress)" }
+
+    /// Who the client is, without the session: it keeps the last `:path` and `authorization`
+    /// bytes it decoded, which `dump` must not print.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "peerAddress": peerAddress, "peerCertificate": peerCertificate as Any])
+    }
 
     /// Identity equality.
     public static func == (lhs: HTTP2ServerConnection, rhs: HTTP2ServerConnection) -> Bool { lhs === rhs }

@@ -1,5 +1,8 @@
 /// A complete request received by an `HTTP2Server` (all HEADERS and DATA up to END_STREAM).
-public struct HTTP2ServerRequest: Sendable {
+///
+/// As text it shows `METHOD path` with a device token cut to its first 8 characters;
+/// `debugDescription` adds the stream, the headers (secret values redacted) and the body size.
+public struct HTTP2ServerRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `:method`.
     public let method: String
     /// `:path`.
@@ -22,4 +25,19 @@ public struct HTTP2ServerRequest: Sendable {
 
     /// The body as UTF-8 text.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// `METHOD path`, a device token shown by its first 8 characters.
+    public var description: String { Redaction.target(method: method, path: path) }
+
+    /// `description`, the stream, the headers (secret values redacted) and the body size.
+    public var debugDescription: String {
+        "\(description) on stream \(streamID) of connection \(connection) [\(headers.redactedLines.joined(separator: ", "))] \(body.count)-byte body"
+    }
+
+    /// The fields, with the path and secret header values redacted and the body as its size.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": method, "path": Redaction.path(path), "authority": authority as Any, "scheme": scheme as Any,
+                                "headers": headers, "body": "\(body.count) bytes", "streamID": streamID, "connection": connection,
+                                "neverIndexedFields": neverIndexedFields])
+    }
 }

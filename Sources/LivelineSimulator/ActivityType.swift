@@ -65,7 +65,7 @@ public struct ActivityType: Sendable {
     }
 
     private static func firstError(_ findings: [LintFinding]) -> String? {
-        findings.first { $0.severity == .error }.map { "\($0.code): \($0.path): \($0.message)" }
+        findings.first(where: \.isDecodingFailure).map { "\($0.code): \($0.path): \($0.message)" }
     }
 
     private static func decodeError<T: Decodable>(_ type: T.Type, _ json: JSONValue, field: String) -> String? {

@@ -19,7 +19,9 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let missingAlert = DropReason(rawValue: "start-missing-alert")
     /// `attributes-type` names no type the app registered.
     public static let unknownAttributesType = DropReason(rawValue: "unknown-attributes-type")
-    /// A required field (`attributes`, `content-state`, `event`) is missing or has the wrong JSON type.
+    /// The body is not JSON or not a JSON object (the detail is the parse error), `aps` is not an
+    /// object, or a required field (`attributes`, `content-state`, `event`) is missing or has the
+    /// wrong JSON type.
     public static let malformedPayload = DropReason(rawValue: "malformed-payload")
     /// The wrong event for the token (e.g. `update` to a push-to-start token).
     public static let wrongEvent = DropReason(rawValue: "wrong-event-for-token")

@@ -3,6 +3,10 @@ import LivelineCore
 
 /// Broadcast sends (`/4/broadcasts/apps/<bundle>`) and the channel-management API (`/1/apps/<bundle>/...`).
 extension SimulatorState {
+    /// The body limit of the broadcast and channel-management APIs; a bigger body is answered
+    /// 413 `PayloadTooLarge` before it is parsed (apns-protocol.md §1.2, §4.3).
+    static let maxChannelAPIBodyBytes = 5120
+
     // MARK: - Broadcast
 
     mutating func handleBroadcast(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
@@ -61,7 +65,7 @@ extension SimulatorState {
             expiration = v
         }
         if request.body.isEmpty { return reject(.payloadEmpty) }
-        if request.body.count > 5120 { return reject(.payloadTooLarge) }
+        if request.body.count > Self.maxChannelAPIBodyBytes { return reject(.payloadTooLarge) }
         guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else { return reject(.badRequestPayload) }
         context.event = json["aps"]?["event"]?.stringValue
         if let limit = config.rateLimit {
@@ -131,6 +135,7 @@ extension SimulatorState {
         switch request.method {
         case "POST":
             if request.body.isEmpty { return reject(.payloadEmpty) }
+            if request.body.count > Self.maxChannelAPIBodyBytes { return reject(.payloadTooLarge) }
             guard let json = try? JSONValue.parse(request.body), let object = json.objectValue else { return reject(.badRequestPayload) }
             for key in object.keys where key != "message-storage-policy" && key != "push-type" { return reject(.badRequestParams) }
             guard let type = object["push-type"] else { return reject(.missingPushType) }

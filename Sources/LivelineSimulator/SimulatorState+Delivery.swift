@@ -12,41 +12,60 @@ extension SimulatorState {
     mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
         switch record.kind {
         case .device:
+            if let problem = notificationProblem(body) {
+                return (nil, [drop(record.deviceID, nil, .malformedPayload, problem)])
+            }
             // By index, so the device and app records are changed in place rather than copied.
             if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
                 devices.values[d].apps.values[a].keep(notification: body)
             }
             return (nil, deviceDeliveries(deviceID: record.deviceID, detail: pushType.deliveredDetail))
         case .pushToStart(let tokenType):
-            let json = try? JSONValue.parse(body)
-            let (push, event, failure) = parsePush(json)
-            if let failure { return (event, [drop(record.deviceID, nil, .malformedPayload, failure)]) }
-            guard push!.event == .start else {
-                return (event, [drop(record.deviceID, nil, .wrongEvent, "a push-to-start token only starts activities; got event \"\(push!.event.rawValue)\"")])
+            let (json, push, event, failure) = parsePush(body)
+            guard let json, let push else { return (event, [drop(record.deviceID, nil, .malformedPayload, failure)]) }
+            guard push.event == .start else {
+                return (event, [drop(record.deviceID, nil, .wrongEvent, "a push-to-start token only starts activities; got event \"\(push.event.rawValue)\"")])
             }
-            return (event, [startByPush(push!, json: json!, deviceID: record.deviceID, bundleID: record.bundleID, tokenType: tokenType, now: now)])
+            return (event, [startByPush(push, json: json, deviceID: record.deviceID, bundleID: record.bundleID, tokenType: tokenType, now: now)])
         case .activityUpdate(let activityID):
-            let json = try? JSONValue.parse(body)
-            let (push, event, failure) = parsePush(json)
-            if let failure { return (event, [drop(record.deviceID, activityID, .malformedPayload, failure)]) }
-            if push!.event == .start {
-                return (event, [drop(record.deviceID, activityID, .wrongEvent, "an update token cannot start an activity; send start to a push-to-start token")])
+            // Counted as the activity's drops, as every other push to it that the device ignores.
+            let (json, push, event, failure) = parsePush(body)
+            guard let json, let push else { return (event, [countDrop(activityID, drop(record.deviceID, activityID, .malformedPayload, failure))]) }
+            if push.event == .start {
+                return (event, [countDrop(activityID, drop(record.deviceID, activityID, .wrongEvent, "an update token cannot start an activity; send start to a push-to-start token"))])
             }
-            return (event, [apply(push!, json: json!, to: activityID, priority: priority, now: now)])
+            return (event, [apply(push, json: json, to: activityID, priority: priority, now: now)])
         }
+    }
+
+    /// Why the device drops an ordinary notification (alert, background, VoIP, ...): iOS hands
+    /// the app its body as a dictionary, so the body must be a JSON object, and `aps`, when there,
+    /// an object. `nil` when it is delivered. The last body delivered is kept, so a sender that
+    /// repeats one body has it parsed once.
+    mutating func notificationProblem(_ body: [UInt8]) -> String? {
+        if lastNotificationBody == body { return nil }
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch { return error.description }
+        guard case .object(let root) = json else { return "the body must be a JSON object, got \(json.typeName)" }
+        if let aps = root["aps"], aps.objectValue == nil { return "aps must be an object, got \(aps.typeName)" }
+        lastNotificationBody = body
+        return nil
     }
 
     func drop(_ deviceID: String, _ activityID: String?, _ reason: DropReason, _ detail: String) -> Delivery {
         Delivery(deviceID: deviceID, activityID: activityID, dropReason: reason, detail: detail)
     }
 
-    private func parsePush(_ json: JSONValue?) -> (LiveActivityPush?, String?, String?) {
-        guard let json else { return (nil, nil, "the body is not valid JSON") }
+    /// The body as JSON and as a Live Activity push, and its `aps.event` when readable; when it
+    /// is neither, why not (the parse error names the line and column), for the drop's detail.
+    private func parsePush(_ body: [UInt8]) -> (json: JSONValue?, push: LiveActivityPush?, event: String?, failure: String) {
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch { return (nil, nil, nil, error.description) }
         let event = json["aps"]?["event"]?.stringValue
         do {
-            return (try LiveActivityPush(body: json), event, nil)
+            return (json, try LiveActivityPush(body: json), event, "")
         } catch {
-            return (nil, event, error.message)
+            return (json, nil, event, error.message)
         }
     }
 
@@ -143,10 +162,10 @@ extension SimulatorState {
 
     mutating func apply(bodyBytes: [UInt8], to activityID: String, priority: Int, now: Date) -> Delivery {
         let deviceID = activities[activityID]?.snapshot.deviceID ?? ""
-        let (push, _, failure) = parsePush(try? JSONValue.parse(bodyBytes))
-        if let failure { return countDrop(activityID, drop(deviceID, activityID, .malformedPayload, failure)) }
-        if push!.event == .start { return countDrop(activityID, drop(deviceID, activityID, .wrongEvent, "a channel cannot start an activity")) }
-        return apply(push!, json: try! JSONValue.parse(bodyBytes), to: activityID, priority: priority, now: now)
+        let (json, push, _, failure) = parsePush(bodyBytes)
+        guard let json, let push else { return countDrop(activityID, drop(deviceID, activityID, .malformedPayload, failure)) }
+        if push.event == .start { return countDrop(activityID, drop(deviceID, activityID, .wrongEvent, "a channel cannot start an activity")) }
+        return apply(push, json: json, to: activityID, priority: priority, now: now)
     }
 
     private mutating func countDrop(_ activityID: String, _ delivery: Delivery) -> Delivery {

@@ -197,6 +197,8 @@ struct SimulatorState: Sendable {
     var lastDevicePath: ParsedDevicePath?
     /// The delivery list last logged for an ordinary notification (one array shared by log entries).
     var lastDeviceDeliveries: [PushRecord.Delivery] = []
+    /// The last ordinary notification body found deliverable (`notificationProblem`).
+    var lastNotificationBody: [UInt8]?
     var rateWindows: [String: [Date]] = [:]
     var faults = FaultState()
 

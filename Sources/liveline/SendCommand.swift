@@ -198,7 +198,7 @@ extension APNSOptions {
             return 0
         case .rejected(let r):
             var line = "rejected: \(r.status) \(r.reason) \(target) apns-id=\(r.apnsID ?? "-")"
-            if let t = r.timestamp { line += " timestamp=\(Int64((t.timeIntervalSince1970 * 1000).rounded()))" }
+            if let ms = r.timestampMilliseconds { line += " timestamp=\(ms)" }
             Console.out(line)
             if let meaning = r.reason.entry?.meaning { Console.err("\(r.reason): \(meaning) (retry: \(r.policy))") }
             return 1

@@ -57,6 +57,14 @@ import Testing
         #expect("\(result)".contains("timestamp=1700000000123"))
     }
 
+    @Test func aTimestampBeyondInt64MillisecondsPrintsWithoutTrapping() {
+        let result = APNSResult.parse(status: 410, headers: [], body: Array("{\"reason\":\"Unregistered\",\"timestamp\":1e300}".utf8))
+        guard case .rejected(let rejection) = result else { Issue.record("not rejected: \(result)"); return }
+        #expect(rejection.timestampMilliseconds == .max)
+        #expect("\(result)" == "rejected 410 Unregistered apns-id=- timestamp=9223372036854775807")
+        #expect(APNSResult.Rejection(status: 410, reason: .unregistered, apnsID: nil, timestamp: Date(timeIntervalSince1970: -1e300)).timestampMilliseconds == .min)
+    }
+
     @Test func acceptedReadsTheIDs() {
         let result = APNSResult.parse(status: 200, headers: [("apns-id", "A"), ("apns-unique-id", "U")], body: [])
         #expect(result == .accepted(.init(apnsID: "A", uniqueID: "U")))

@@ -157,6 +157,25 @@ struct CommandLineTests {
         #expect(notJSON.stderr.contains("'-': invalid JSON at line 1, column 2"))
     }
 
+    @Test("lint refuses a body with a key twice, naming the key and both places")
+    func lintDuplicateKey() async throws {
+        let result = try await CLI.run(["lint", "-"], stdin: #"{"aps":{"event":"update","event":"end"}}"#)
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == #"error: '-': invalid JSON at line 1, column 26: duplicate key "event" (first at line 1, column 9): APNs and the device may each read either value; keep one"# + "\n")
+    }
+
+    @Test("lint calls a timestamp that is no date between 2001 and 2100 an error, with no unit guess")
+    func lintImplausibleTimestamp() async throws {
+        let result = try await CLI.run(["lint", "-"], stdin: #"{"aps":{"timestamp":1.2e29,"event":"update","content-state":{"gate":"C7"}}}"#)
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            error: aps.timestamp: 1.2e+29 is no date between 2001 and 2100, read as Unix seconds, Unix milliseconds or seconds since 2001; aps.timestamp is Unix seconds [implausible-date]
+            -: 1 error, 0 warnings, 76 of 4096 bytes
+
+            """)
+    }
+
     @Test("lint reads a schema file and reports a broken one")
     func lintSchemaFile() async throws {
         let dir = try CLI.temporaryDirectory()

@@ -117,6 +117,67 @@ struct LinterTests {
         expectFinding(lint(["nope": 1]), .error, .invalidPayload, path: "", ["no \"aps\""])
     }
 
+    /// What lint says of an `aps` date field holding no date between 2001 and 2100 in any unit.
+    static func implausible(_ value: String, _ key: String) -> String {
+        let window = key == "dismissal-date" ? "before 2100" : "between 2001 and 2100"
+        let unit = key == "dismissal-date" ? "aps.dismissal-date is Unix seconds (any past value dismisses at once)" : "aps.\(key) is Unix seconds"
+        return "\(value) is no date \(window), read as Unix seconds, Unix milliseconds or seconds since 2001; \(unit)"
+    }
+
+    @Test("an aps date that is no date between 2001 and 2100 in any unit is an error, and the only finding for that field", arguments: [
+        ("timestamp", 1.2e29, "1.2e+29"),
+        ("timestamp", 1.7644248e18, "1764424800000000000"),     // nanoseconds
+        ("timestamp", 5e9, "5000000000"),                       // 2128 as Unix seconds, 2159 since 2001
+        ("timestamp", 5e12, "5000000000000"),                   // 2128 as Unix milliseconds
+        ("timestamp", -1, "-1"),
+        ("timestamp", -1e30, "-1e+30"),
+        ("stale-date", -1e30, "-1e+30"),
+        ("stale-date", 1.2e29, "1.2e+29"),
+        ("dismissal-date", 1.2e29, "1.2e+29"),
+    ])
+    func implausibleHeaderDates(key: String, value: Double, shown: String) {
+        let event = key == "dismissal-date" ? "end" : "update"
+        let body: JSONValue = ["aps": .object([key == "timestamp" ? "stale-date" : "timestamp": ts, key: .number(value), "event": .string(event), "content-state": goodState])]
+        let findings = lint(body, previous: now.addingTimeInterval(-60)).filter { $0.path == "aps.\(key)" }
+        #expect(findings == [LintFinding(.error, .implausibleDate, path: "aps.\(key)", Self.implausible(shown, key))])
+    }
+
+    @Test("plausible aps dates keep the unit heuristics; a past dismissal-date is no error (it dismisses at once)", arguments: [
+        ("timestamp", 4.0e12, LintFinding.Code.millisecondDate),       // 2096 in milliseconds
+        ("timestamp", 786_117_600, .referenceDateInHeader),
+        ("stale-date", 1_764_424_000, .staleDatePast),
+        ("dismissal-date", 0, nil),
+        ("dismissal-date", 1_764_424_799, nil),
+    ] as [(String, Double, LintFinding.Code?)])
+    func plausibleHeaderDates(key: String, value: Double, code: LintFinding.Code?) {
+        let event = key == "dismissal-date" ? "end" : "update"
+        let body: JSONValue = ["aps": .object([key == "timestamp" ? "stale-date" : "timestamp": ts, key: .number(value), "event": .string(event), "content-state": goodState])]
+        #expect(lint(body).filter { $0.path == "aps.\(key)" }.map(\.code) == (code.map { [$0] } ?? []))
+    }
+
+    @Test("a content-state date that is no date between 2001 and 2100 in any unit is an error (with and without a schema), but still decodes",
+          arguments: [(1.2e29, "1.2e+29"), (1.7644248e18, "1764424800000000000"), (-5, "-5"), (2e11, "200000000000")])
+    func implausibleContentStateDates(value: Double, shown: String) {
+        var state = goodState.objectValue!
+        state["boardingTime"] = .number(value)
+        let expected = LintFinding(.error, .implausibleDate, path: "aps.content-state.boardingTime",
+            "\(shown) is no date between 2001 and 2100, read as Unix seconds, Unix milliseconds or seconds since 2001; ActivityKit reads dates as seconds since 2001-01-01")
+        #expect(lint(update(.object(state))).filter { $0.path == expected.path } == [expected])
+        #expect(lint(update(.object(state)), schema: nil).filter { $0.path == expected.path } == [expected])
+        #expect(FlightAttributes.schema.decodingError(contentState: .object(state)) == nil)
+        #expect(!expected.isDecodingFailure)
+    }
+
+    @Test("Unix seconds of a date beyond Int64 saturate instead of trapping, as a body with \"timestamp\": 1e30 re-encodes")
+    func unixSecondsSaturate() throws {
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: 1e30)) == .max)
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: -1e30)) == .min)
+        #expect(ReferenceDate.unixSeconds(Date(timeIntervalSince1970: 1_764_424_800.9)) == 1_764_424_800)
+        let push = try LiveActivityPush(body: ["aps": ["timestamp": 1e30, "event": "update", "content-state": goodState]])
+        #expect(push.body["aps"]?["timestamp"] == .number(Double(Int64.max)))
+        #expect(lint(update(goodState, extra: ["timestamp": -1e30]), previous: now).map(\.code) == [.implausibleDate])
+    }
+
     @Test("findings list errors before warnings")
     func ordering() {
         var state = goodState.objectValue!

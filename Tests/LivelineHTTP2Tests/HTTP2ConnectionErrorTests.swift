@@ -61,6 +61,22 @@ struct HTTP2ConnectionErrorTests {
         }
     }
 
+    @Test("an empty server name, or one cut short by a NUL byte, is refused: the connection is not made unchecked",
+          arguments: ["empty", "NUL byte"])
+    func serverNameRefused(problem: String) async throws {
+        let pki = try TestPKI.shared()
+        let server = try ServerProcess.nghttpd(pki: pki)
+        defer { server.stop() }
+        var configuration = clientConfiguration(pki)
+        configuration.serverName = ServerNameTests.uncheckable[problem]!
+        await #expect {
+            _ = try await HTTP2Connection.connect(host: "127.0.0.1", port: server.port, configuration: configuration)
+        } throws: { error in
+            guard let error = error as? HTTP2Error else { return false }
+            return error.code == .invalidArgument && (error.message.hasPrefix("serverName is empty") || error.message.contains("NUL byte"))
+        }
+    }
+
     @Test("bad arguments are named", arguments: [
         ("", 443, "host is empty"),
         ("localhost", 0, "port 0 is outside 1...65535"),

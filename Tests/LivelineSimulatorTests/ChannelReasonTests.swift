@@ -25,6 +25,12 @@ extension Fixture {
     }
 
     func newChannel(policy: Int = 0) -> String { try! sim.createChannel(bundleID: Fixture.bundle, storagePolicy: policy) }
+
+    /// A valid channel-creation body padded with spaces to `bytes` bytes.
+    static func createBody(bytes: Int) -> String {
+        let body = #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#
+        return body.dropLast() + String(repeating: " ", count: bytes - body.utf8.count) + "}"
+    }
 }
 
 /// Every broadcast and channel-management reason of apns-protocol.md §4.3.
@@ -49,6 +55,13 @@ let channelCases: [ReasonCase] = [
     ReasonCase(reason: "BadRequestPayload", status: 400, note: "broadcast with broken JSON") { f in
         let id = f.newChannel()
         return f.send(f.broadcastRequest(channelID: id) { $0.body = Array("{".utf8) })
+    },
+    ReasonCase(reason: "BadRequestPayload", status: 400, note: "create with a key twice") { f in
+        f.send(f.channelRequest(body: #"{"message-storage-policy":0,"push-type":"LiveActivity","message-storage-policy":1}"#))
+    },
+    ReasonCase(reason: "BadRequestPayload", status: 400, note: "broadcast with a key twice") { f in
+        let id = f.newChannel()
+        return f.send(f.broadcastRequest(channelID: id) { $0.body = Array(#"{"aps":{"event":"update","event":"end"}}"#.utf8) })
     },
     ReasonCase(reason: "PayloadEmpty", status: 400, note: "create with no body") { f in f.send(f.channelRequest(body: nil)) },
     ReasonCase(reason: "PayloadEmpty", status: 400, note: "broadcast with no body") { f in
@@ -113,6 +126,12 @@ let channelCases: [ReasonCase] = [
         let id = f.newChannel()
         return f.send(f.broadcastRequest(channelID: id) { $0.body = Array(("{\"aps\":{\"x\":\"" + String(repeating: "x", count: 5121 - 16) + "\"}}").utf8) })
     },
+    ReasonCase(reason: "PayloadTooLarge", status: 413, note: "5121-byte create, valid JSON but not parsed") { f in
+        f.send(f.channelRequest(body: Fixture.createBody(bytes: 5121)))
+    },
+    ReasonCase(reason: "PayloadTooLarge", status: 413, note: "1 MB create that is not JSON") { f in
+        f.send(f.channelRequest(body: String(repeating: "{", count: 1 << 20)))
+    },
     ReasonCase(reason: "TooManyRequests", status: 429, note: "rate limit per channel", configure: { $0.rateLimit = RateLimit(count: 1, seconds: 60) }) { f in
         let id = f.newChannel()
         var c = f.sim.newConnection()
@@ -152,6 +171,13 @@ struct ChannelReasonTests {
         #expect(r.header("apns-request-id") != nil)
         let record = try #require(f.sim.log().last)
         #expect(record.verdict == .rejected(APNSReason(rawValue: c.reason)))
+    }
+
+    @Test("a create body of exactly 5120 bytes is within the limit")
+    func createAtTheLimit() {
+        let f = Fixture()
+        #expect(Fixture.createBody(bytes: 5120).utf8.count == 5120)
+        #expect(f.send(f.channelRequest(body: Fixture.createBody(bytes: 5120))).status == 201)
     }
 
     @Test("create, read, list and delete channels; ids are server-made base64 and never reissued")

@@ -44,6 +44,61 @@ struct DeviceRulesTests {
         #expect(!detail.isEmpty)
     }
 
+    @Test("pushes to an update token that the device ignores count as the activity's drops", arguments: ["not json", "start"])
+    func updateTokenDropsCount(kind: String) {
+        let f = Fixture()
+        let a = f.startByPush()
+        f.clock.advance(by: 10)
+        var request = f.laRequest(token: a.pushToken!, body: kind == "start" ? f.startBody() : f.updateBody())
+        if kind == "not json" { request.body = Array("{".utf8) }
+        #expect(f.send(request).status == 200)
+        #expect(f.sim.activity(a.id)?.droppedCount == 1)
+        #expect(f.sim.activity(a.id)?.updateCount == 0)
+    }
+
+    @Test("a body with a key twice is accepted by APNs and dropped by the device as malformed, naming the key and both places")
+    func duplicateKeyDropped() throws {
+        let f = Fixture()
+        let a = f.startByPush()
+        f.clock.advance(by: 10)
+        var request = f.laRequest(token: a.pushToken!, body: f.updateBody())
+        request.body = Array(#"{"aps":{"timestamp":1900000000,"event":"update","event":"end","content-state":{}}}"#.utf8)
+        #expect(f.send(request).status == 200)
+        #expect(f.sim.activity(a.id)?.state == .active)
+        #expect(f.sim.activity(a.id)?.droppedCount == 1)
+        let record = try #require(f.sim.log().last)
+        #expect(record.verdict == .dropped(.malformedPayload,
+            #"invalid JSON at line 1, column 49: duplicate key "event" (first at line 1, column 32): APNs and the device may each read either value; keep one"#))
+    }
+
+    @Test("a schema-registered type decodes a content-state date however implausible (lint calls it an error; the device does not)")
+    func implausibleDateDecodes() {
+        let type = ActivityType.schema(FlightAttributes.schema)
+        #expect(type.contentStateError(["status": "boarding", "gate": "B12", "boardingTime": 1.2e29, "delayMinutes": 0, "isBoarding": true]) == nil)
+        #expect(type.contentStateError(["status": "boarding", "gate": "B12", "boardingTime": "soon", "delayMinutes": 0, "isBoarding": true]) != nil)
+    }
+
+    @Test("an alert push whose body is no JSON object is accepted by APNs and dropped by the device with the parse error", arguments: [
+        ("Gate changed", "invalid JSON at line 1, column 1: unexpected character 'G', expected a value"),
+        (#"{"aps":{"alert":"Gate"#, "invalid JSON at line 1, column 22: unterminated string"),
+        ("[]", "the body must be a JSON object, got array"),
+        (#"{"aps":"x"}"#, "aps must be an object, got string"),
+    ])
+    func malformedAlertDropped(body: String, detail: String) throws {
+        let f = Fixture()
+        // A good body first, so the device's memory of the last good body cannot let a bad one through.
+        #expect(f.send(f.alertRequest()).status == 200)
+        let r = f.send(f.alertRequest { $0.body = Array(body.utf8) })
+        #expect(r.status == 200)
+        let record = try #require(f.sim.log().last)
+        #expect(record.verdict == .dropped(.malformedPayload, detail))
+        #expect(record.deliveries.map(\.dropReason) == [.malformedPayload])
+        #expect(f.sim.app(Fixture.bundle, on: f.device)?.notifications == [["aps": ["alert": "Gate changed"]]])
+        #expect(f.send(f.alertRequest()).status == 200)
+        #expect(f.sim.log().last?.verdict == .accepted)
+        #expect(f.sim.log().last?.deliveries.map(\.detail) == ["alert notification delivered"])
+    }
+
     @Test("a content state that does not decode is dropped with the decoding error; the old state stays")
     func decodeFailureRecorded() throws {
         let f = Fixture()
