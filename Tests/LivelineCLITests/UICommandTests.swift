@@ -180,6 +180,18 @@ struct UICommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    /// `Int(version)` on 1e300 used to kill `ui decode` and `ui preview` with SIGILL.
+    @Test("decode and preview of a payload whose v is not an Int exit 1 and name the value", arguments: [
+        ("decode", "1e300", "1e+300"), ("decode", "-1e300", "-1e+300"), ("decode", "1.5", "1.5"),
+        ("preview", "1e300", "1e+300"), ("preview", "-1e300", "-1e+300"),
+    ])
+    func hugeVersion(command: String, version: String, printed: String) async throws {
+        let result = try await CLI.run(["ui", command, "-"], stdin: #"{"v":\#(version),"ls":{"t":1e300,"c":"x"}}"#)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(#"payload "v" must be an integer, got \#(printed)"#), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test("usage errors exit 64 with a hint", arguments: [
         (["ui"], "missing command (one of: encode, decode, size"),
         (["ui", "compress"], "unknown command 'compress' for 'liveline ui'"),

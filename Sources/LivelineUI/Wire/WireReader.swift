@@ -9,6 +9,14 @@ struct WireReader {
     private var sharedCache: [Int: UIElement?] = [:]
     private var resolving: Set<Int> = []
 
+    /// A JSON number that is an integer Swift's `Int` holds exactly (what the device's `JSONDecoder`
+    /// reads as `.int`), else nil. Input numbers go through this, never through `Int(_:)`, which
+    /// traps on 1e300.
+    static func integer(_ value: JSONValue?) -> Int? {
+        guard case .number(let n)? = value else { return nil }
+        return Int(exactly: n)
+    }
+
     mutating func read(_ value: JSONValue) throws(UIError) -> DecodedUI {
         var layout = UILayout()
         if let list = value.arrayValue {
@@ -23,12 +31,20 @@ struct WireReader {
         guard let versionValue = root["v"] else {
             throw UIError(.invalidPayload, "payload has no \"v\" (version); the device refuses it and drops the update")
         }
-        guard let version = versionValue.numberValue, version == version.rounded() else {
-            throw UIError(.invalidPayload, "payload \"v\" must be an integer, got \(versionValue.jsonString)")
+        // VoltraPayloadMigrator.swift:39 reads `v` with `intValue`: a number JSONDecoder does not
+        // decode as an Int (1.5, 1e300, -1e300) is no version at all, and the update is dropped.
+        guard let version = Self.integer(versionValue) else {
+            throw UIError(.invalidPayload, """
+                payload "v" must be an integer, got \(versionValue.jsonString); the device reads no version and drops \
+                the update
+                """)
         }
-        if version > 1 {
-            issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(JSONValue.javaScriptNumber(version)) is newer than 1; the device renders nothing"))
-            return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+        if version != 1 {
+            // VoltraPayloadMigrator.swift:44 renders a newer version empty, and :53 an older one, as
+            // there is no migration from it.
+            let relation = version > 1 ? "newer than 1" : "older than 1 (there is no migration from it)"
+            issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(version) is \(relation); the device renders nothing"))
+            return DecodedUI(layout: layout, issues: issues, version: version, json: [])
         }
         styles = root["s"]?.arrayValue ?? []
         shared = root["e"]?.arrayValue ?? []
@@ -41,10 +57,10 @@ struct WireReader {
                 layout.regions[region] = .fragment(nodes(list, path: region.wireKey))
             } else if let element = node(value, path: region.wireKey) {
                 // The same `$r` in several regions is one element, as it was when encoded.
-                if case .number(let n)? = value["$r"], let cached = rootCache[Int(n)] {
+                if let n = Self.integer(value["$r"]), let cached = rootCache[n] {
                     layout.regions[region] = .element(cached)
                 } else {
-                    if case .number(let n)? = value["$r"] { rootCache[Int(n)] = element }
+                    if let n = Self.integer(value["$r"]) { rootCache[n] = element }
                     layout.regions[region] = .element(element)
                 }
             }
@@ -56,7 +72,7 @@ struct WireReader {
                 issues.append(UILintIssue(.invalidColor, path: key, "\"\(tint)\" is not a color the device parses; the tint is not applied"))
             }
         }
-        return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+        return DecodedUI(layout: layout, issues: issues, version: version, json: [])
     }
 
     private mutating func nodes(_ list: [JSONValue], path: String) -> [UIElement] {
@@ -69,11 +85,11 @@ struct WireReader {
             return nil
         }
         if object.count == 1, let ref = object["$r"] {
-            guard let n = ref.numberValue, n == n.rounded(), n >= 0, Int(n) < shared.count else {
+            // VoltraNode.swift:42: an `intValue` within `e`, else no reference (and no element).
+            guard let index = Self.integer(ref), index >= 0, index < shared.count else {
                 issues.append(UILintIssue(.badReference, path: path, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
                 return nil
             }
-            let index = Int(n)
             if let cached = sharedCache[index] { return cached }
             guard !resolving.contains(index) else {
                 issues.append(UILintIssue(.badReference, path: path, "$r \(index) refers to itself; renders nothing"))
@@ -85,12 +101,13 @@ struct WireReader {
             sharedCache[index] = element
             return element
         }
-        guard case .number(let t)? = object["t"], t == t.rounded() else {
+        // VoltraElement.swift:98: `t` must decode as an Int; 1.5 or 1e300 make no element.
+        guard let t = Self.integer(object["t"]) else {
             issues.append(UILintIssue(.malformedNode, path: path + ".t", "node type must be an integer, got \(object["t"]?.jsonString ?? "nothing"); renders nothing"))
             return nil
         }
-        guard let component = Component(typeID: Int(t)) else {
-            issues.append(UILintIssue(.unknownComponent, path: path + ".t", "unknown component id \(JSONValue.javaScriptNumber(t)); renders nothing"))
+        guard let component = Component(typeID: t) else {
+            issues.append(UILintIssue(.unknownComponent, path: path + ".t", "unknown component id \(t); renders nothing"))
             return nil
         }
         var id: JSONValue?
@@ -180,11 +197,11 @@ struct WireReader {
     private mutating func style(_ value: JSONValue, path: String) -> UIStyle? {
         switch value {
         case .number(let n):
-            guard n == n.rounded(), n >= 0, Int(n) < styles.count else {
+            // VoltraElement.swift:62-64: an `intValue` within the stylesheet, else no style.
+            guard let index = Self.integer(value), index >= 0, index < styles.count else {
                 issues.append(UILintIssue(.badReference, path: path, "style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries); no style"))
                 return nil
             }
-            let index = Int(n)
             if let cached = styleCache[index] { return cached }
             let entry = styles[index]
             let style: UIStyle
