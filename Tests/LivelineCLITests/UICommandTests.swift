@@ -192,6 +192,25 @@ struct UICommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    /// `ui decode` and `ui preview` expanded every `$r` in full: a 1 KB payload ran for ever, and a long
+    /// chain of references recursed as deep as it was long.
+    @Test("decode and preview refuse payloads past the element and depth limits", arguments: ["decode", "preview"])
+    func layoutLimits(command: String) async throws {
+        var entries = [#"{"t":0,"c":"x"}"#]
+        for i in 1..<30 { entries.append(#"{"t":12,"c":[{"$r":\#(i - 1)},{"$r":\#(i - 1)}]}"#) }
+        let doubling = #"{"v":1,"ls":{"$r":29},"e":[\#(entries.joined(separator: ","))]}"#
+        let wide = try await CLI.run(["ui", command, "-"], stdin: doubling)
+        #expect(wide.status == 1)
+        #expect(wide.stderr.hasPrefix("error: ") && wide.stderr.contains("layout expands to more than 10000 elements (at e[13])"), "\(wide.stderr)")
+        #expect(wide.stdout.isEmpty)
+        let links = (0..<9_999).map { #"{"t":11,"c":{"$r":\#($0 + 1)}}"# } + [#"{"t":0,"c":"end"}"#]
+        let chain = #"{"v":1,"ls":{"$r":0},"e":[\#(links.joined(separator: ","))]}"#
+        let deep = try await CLI.run(["ui", command, "-"], stdin: chain)
+        #expect(deep.status == 1)
+        #expect(deep.stderr.hasPrefix("error: ") && deep.stderr.contains("layout nests more than 64 levels deep (at e[64])"), "\(deep.stderr)")
+        #expect(deep.stdout.isEmpty)
+    }
+
     @Test("usage errors exit 64 with a hint", arguments: [
         (["ui"], "missing command (one of: encode, decode, size"),
         (["ui", "compress"], "unknown command 'compress' for 'liveline ui'"),

@@ -8,6 +8,7 @@ struct WireReader {
     private var shared: [JSONValue] = []
     private var sharedCache: [Int: UIElement?] = [:]
     private var resolving: Set<Int> = []
+    private var measure = LayoutLimits.Measure()
 
     /// A JSON number that is an integer Swift's `Int` holds exactly (what the device's `JSONDecoder`
     /// reads as `.int`), else nil. Input numbers go through this, never through `Int(_:)`, which
@@ -21,8 +22,9 @@ struct WireReader {
         var layout = UILayout()
         if let list = value.arrayValue {
             // Legacy: a root array is used for every region.
-            let content = RegionContent.fragment(nodes(list, path: "$"))
+            let content = RegionContent.fragment(try nodes(list, path: "$", depth: 1))
             for region in Region.allCases { layout.regions[region] = content }
+            try checkTotal(layout)
             return DecodedUI(layout: layout, issues: issues, version: 1, json: [])
         }
         guard let root = value.objectValue else {
@@ -50,21 +52,16 @@ struct WireReader {
         shared = root["e"]?.arrayValue ?? []
         if let s = root["s"], s.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(s.typeName); styles are ignored")) }
         if let e = root["e"], e.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "e", "shared elements must be an array, got \(e.typeName)")) }
-        var rootCache: [Int: UIElement] = [:]
         for region in Region.allCases {
             guard let value = root[region.wireKey] else { continue }
             if let list = value.arrayValue {
-                layout.regions[region] = .fragment(nodes(list, path: region.wireKey))
-            } else if let element = node(value, path: region.wireKey) {
-                // The same `$r` in several regions is one element, as it was when encoded.
-                if let n = Self.integer(value["$r"]), let cached = rootCache[n] {
-                    layout.regions[region] = .element(cached)
-                } else {
-                    if let n = Self.integer(value["$r"]) { rootCache[n] = element }
-                    layout.regions[region] = .element(element)
-                }
+                layout.regions[region] = .fragment(try nodes(list, path: region.wireKey, depth: 1))
+            } else if let element = try node(value, path: region.wireKey, depth: 1) {
+                // The same `$r` in several regions resolves to one shared element, as it was when encoded.
+                layout.regions[region] = .element(element)
             }
         }
+        try checkTotal(layout)
         layout.lockScreenBackgroundTint = root["ls_background_tint"]?.stringValue
         layout.keylineTint = root["isl_keyline_tint"]?.stringValue
         for (key, tint) in [("ls_background_tint", layout.lockScreenBackgroundTint), ("isl_keyline_tint", layout.keylineTint)] {
@@ -75,32 +72,39 @@ struct WireReader {
         return DecodedUI(layout: layout, issues: issues, version: version, json: [])
     }
 
-    private mutating func nodes(_ list: [JSONValue], path: String) -> [UIElement] {
-        list.enumerated().compactMap { node($0.element, path: "\(path)[\($0.offset)]") }
+    /// Throws when the regions together expand to more than `LayoutLimits.maxElements`.
+    private mutating func checkTotal(_ layout: UILayout) throws(UIError) {
+        var total = 0
+        for region in Region.allCases {
+            for element in layout.regions[region]?.elements ?? [] {
+                total = min(total + measure.size(of: element).elements, LayoutLimits.maxElements + 1)
+            }
+        }
+        if total > LayoutLimits.maxElements { throw UIError(.invalidPayload, LayoutLimits.elementsMessage(at: nil)) }
     }
 
-    private mutating func node(_ value: JSONValue, path: String) -> UIElement? {
+    private mutating func nodes(_ list: [JSONValue], path: String, depth: Int) throws(UIError) -> [UIElement] {
+        var out: [UIElement] = []
+        for (i, item) in list.enumerated() {
+            if let element = try node(item, path: "\(path)[\(i)]", depth: depth) { out.append(element) }
+        }
+        return out
+    }
+
+    /// The element at `path`, `depth` levels down the expanded tree (1 for a region's root).
+    ///
+    /// Recursion follows the expanded tree, so it stops at `LayoutLimits.maxDepth`; shared elements
+    /// are read once and measured once, so a payload that expands exponentially is refused in time
+    /// linear in its size.
+    private mutating func node(_ value: JSONValue, path: String, depth: Int) throws(UIError) -> UIElement? {
         guard let object = value.objectValue else {
             issues.append(UILintIssue(.malformedNode, path: path, "expected a node object, got \(value.typeName); renders nothing"))
             return nil
         }
         if object.count == 1, let ref = object["$r"] {
-            // VoltraNode.swift:42: an `intValue` within `e`, else no reference (and no element).
-            guard let index = Self.integer(ref), index >= 0, index < shared.count else {
-                issues.append(UILintIssue(.badReference, path: path, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
-                return nil
-            }
-            if let cached = sharedCache[index] { return cached }
-            guard !resolving.contains(index) else {
-                issues.append(UILintIssue(.badReference, path: path, "$r \(index) refers to itself; renders nothing"))
-                return nil
-            }
-            resolving.insert(index)
-            let element = node(shared[index], path: "e[\(index)]")
-            resolving.remove(index)
-            sharedCache[index] = element
-            return element
+            return try reference(ref, path: path, depth: depth)
         }
+        guard depth <= LayoutLimits.maxDepth else { throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path)) }
         // VoltraElement.swift:98: `t` must decode as an Int; 1.5 or 1e300 make no element.
         guard let t = Self.integer(object["t"]) else {
             issues.append(UILintIssue(.malformedNode, path: path + ".t", "node type must be an integer, got \(object["t"]?.jsonString ?? "nothing"); renders nothing"))
@@ -116,19 +120,66 @@ struct WireReader {
                 issues.append(UILintIssue(.malformedNode, path: path + ".i", "element id must be a string, got \(i.typeName); ignored"))
             }
         }
-        let children = self.children(object["c"], component: component, path: path + ".c")
+        let children = try self.children(object["c"], component: component, path: path + ".c", depth: depth + 1)
         var props: [UIProp] = []
         if let p = object["p"] {
             if let pObject = p.objectValue {
-                props = self.props(pObject, component: component, path: path + ".p")
+                props = try self.props(pObject, component: component, path: path + ".p", depth: depth + 1)
             } else {
                 issues.append(UILintIssue(.malformedNode, path: path + ".p", "props must be an object, got \(p.typeName); ignored"))
             }
         }
-        return UIElement(component, id: id, props: props, children: children)
+        let element = UIElement(component, id: id, props: props, children: children)
+        // Its children are measured already, so this looks at this element's own list only. (A text
+        // child given as a bare string becomes a Text one level further down.)
+        let size = measure.size(of: element)
+        if depth - 1 + size.depth > LayoutLimits.maxDepth { throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path)) }
+        if size.elements > LayoutLimits.maxElements { throw UIError(.invalidPayload, LayoutLimits.elementsMessage(at: path)) }
+        return element
     }
 
-    private mutating func children(_ value: JSONValue?, component: Component, path: String) -> UIChildren {
+    /// Resolves `{"$r": n}` to `e[n]` as VoltraNode.swift:42 does, reading each shared element once.
+    /// A chain of references (an entry of `e` that is itself a `$r`) is followed in a loop, not by
+    /// recursion, so its length does not matter; a cycle renders nothing.
+    private mutating func reference(_ first: JSONValue, path: String, depth: Int) throws(UIError) -> UIElement? {
+        var ref = first
+        var refPath = path
+        var chain: [Int] = []
+        var seen: Set<Int> = []
+        let element: UIElement?
+        while true {
+            // VoltraNode.swift:42: an `intValue` within `e`, else no reference (and no element).
+            guard let index = Self.integer(ref), index >= 0, index < shared.count else {
+                issues.append(UILintIssue(.badReference, path: refPath, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
+                element = nil
+                break
+            }
+            if let cached = sharedCache[index] { element = cached; break }
+            guard !resolving.contains(index), seen.insert(index).inserted else {
+                issues.append(UILintIssue(.badReference, path: refPath, "$r \(index) refers to itself; renders nothing"))
+                element = nil
+                break
+            }
+            chain.append(index)
+            if let object = shared[index].objectValue, object.count == 1, let next = object["$r"] {
+                ref = next
+                refPath = "e[\(index)]"
+                continue
+            }
+            resolving.formUnion(chain)
+            element = try node(shared[index], path: "e[\(index)]", depth: depth)
+            resolving.subtract(chain)
+            break
+        }
+        for index in chain { sharedCache[index] = element }
+        // Read once at one depth and used here at another: the expanded tree must still fit.
+        if let element, depth - 1 + measure.size(of: element).depth > LayoutLimits.maxDepth {
+            throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path))
+        }
+        return element
+    }
+
+    private mutating func children(_ value: JSONValue?, component: Component, path: String, depth: Int) throws(UIError) -> UIChildren {
         guard let value else { return .none }
         switch value {
         case .string(let s):
@@ -139,7 +190,7 @@ struct WireReader {
         case .bool(let b):
             return component == .text ? .text(String(b)) : .single(UIElement(.text, children: .text(String(b))))
         case .null: return .none
-        case .object: return node(value, path: path).map(UIChildren.single) ?? .none
+        case .object: return try node(value, path: path, depth: depth).map(UIChildren.single) ?? .none
         case .array(let list):
             var out: [UIElement] = []
             for (i, item) in list.enumerated() {
@@ -148,7 +199,7 @@ struct WireReader {
                 case .number(let n): out.append(UIElement(.text, children: .text(JSONValue.javaScriptNumber(n))))
                 case .bool(let b): out.append(UIElement(.text, children: .text(String(b))))
                 case .string, .null: continue
-                default: if let e = node(item, path: "\(path)[\(i)]") { out.append(e) }
+                default: if let e = try node(item, path: "\(path)[\(i)]", depth: depth) { out.append(e) }
                 }
             }
             if component == .text {
@@ -159,7 +210,7 @@ struct WireReader {
         }
     }
 
-    private mutating func props(_ object: JSONObject, component: Component, path: String) -> [UIProp] {
+    private mutating func props(_ object: JSONObject, component: Component, path: String, depth: Int) throws(UIError) -> [UIProp] {
         var props: [UIProp] = []
         var wrong: [String] = []
         let types = component.parameterTypes
@@ -176,8 +227,10 @@ struct WireReader {
             }
             if Component.componentProps.contains(name) {
                 switch member.value {
-                case .object: if let e = node(member.value, path: "\(path).\(member.key)") { props.append(UIProp(name, .element(e))) }
-                case .array(let list): props.append(UIProp(name, .elements(nodes(list, path: "\(path).\(member.key)"))))
+                case .object:
+                    if let e = try node(member.value, path: "\(path).\(member.key)", depth: depth) { props.append(UIProp(name, .element(e))) }
+                case .array(let list):
+                    props.append(UIProp(name, .elements(try nodes(list, path: "\(path).\(member.key)", depth: depth))))
                 default: props.append(UIProp(name, .value(member.value)))
                 }
                 continue
