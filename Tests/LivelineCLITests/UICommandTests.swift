@@ -211,6 +211,41 @@ struct UICommandTests {
         #expect(deep.stdout.isEmpty)
     }
 
+    /// `ui decode` read its file with lossy UTF-8 decoding, so invalid bytes became U+FFFD and passed;
+    /// every command now reads input through readUserFile and the JSON parser and refuses them alike.
+    @Test("invalid UTF-8 and raw surrogates are refused by lint and every ui command with the same message", arguments: [
+        ([0xFF, 0xFE], "invalid UTF-8"), ([0xED, 0xA0, 0x80], "a raw surrogate (U+D800 as UTF-8)"),
+    ] as [([UInt8], String)])
+    func invalidUTF8(bad: [UInt8], label: String) async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The parser reports the column just after the string's closing quote.
+        let layoutText = Array(#"{"lockScreen":{"type":"Text","children":"a"#.utf8), payloadText = Array(#"{"v":1,"ls":{"t":0,"c":"a"#.utf8)
+        let layout = dir.appendingPathComponent("layout.json")
+        try Data(layoutText + bad + Array(#""}}"#.utf8)).write(to: layout)
+        let payload = dir.appendingPathComponent("wire.json")
+        try Data(payloadText + bad + Array(#""}}"#.utf8)).write(to: payload)
+        let (layoutColumn, payloadColumn) = (layoutText.count + bad.count + 2, payloadText.count + bad.count + 2)
+        let runs: [(args: [String], column: Int)] = [
+            (["lint", layout.path], layoutColumn), (["ui", "encode", layout.path], layoutColumn),
+            (["ui", "size", layout.path], layoutColumn), (["ui", "preview", layout.path], layoutColumn),
+            (["ui", "decode", payload.path], payloadColumn), (["ui", "preview", payload.path], payloadColumn),
+        ]
+        for run in runs {
+            let result = try await CLI.run(run.args)
+            #expect(result.status == 1, "\(label): \(run.args)")
+            #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("invalid JSON at line 1, column \(run.column): string is not valid UTF-8"),
+                    "\(label): \(run.args): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(label): \(run.args)")
+        }
+        // A uiJsonData string in a file is text too.
+        let string = dir.appendingPathComponent("ui.txt")
+        try Data(Array("ixOAeyJ2".utf8) + bad).write(to: string)
+        let decoded = try await CLI.run(["ui", "decode", string.path])
+        #expect(decoded.status == 1)
+        #expect(decoded.stderr == "error: \(string.path): uiJsonData is not valid UTF-8 text (it should be a base64 string)\n", "\(decoded.stderr)")
+    }
+
     @Test("usage errors exit 64 with a hint", arguments: [
         (["ui"], "missing command (one of: encode, decode, size"),
         (["ui", "compress"], "unknown command 'compress' for 'liveline ui'"),
