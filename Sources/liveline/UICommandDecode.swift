@@ -21,7 +21,7 @@ enum UIDecodeCommand: LivelineCommand {
         switch try UICLI.input(arguments.positionals[0], what: "uiJsonData", notJSON: "uiJsonData does not hold JSON: ") {
         case (.payload(let payload), _): decoded = payload
         case (.json(_, let bytes), let source):
-            decoded = try UICLI.decoding(source) { () throws(UIError) in try VoltraDecoder.decode(json: bytes) }
+            decoded = try UICLI.decoding(source) { () throws(UIError) in try VoltraDecoder.lint(json: bytes) }
         }
         if arguments.flag("wire") {
             Console.out((try? JSONValue.parse(decoded.json).prettyPrinted()) ?? String(decoding: decoded.json, as: UTF8.self))

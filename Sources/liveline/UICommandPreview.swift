@@ -96,7 +96,7 @@ extension UICLI {
         case .payload(let decoded):
             return (decoded.layout, decoded.issues)
         case .json(let value, let bytes) where value["v"] != nil || value.arrayValue != nil:
-            let decoded = try decoding(source) { () throws(UIError) in try VoltraDecoder.decode(json: bytes) }
+            let decoded = try decoding(source) { () throws(UIError) in try VoltraDecoder.lint(json: bytes) }
             return (decoded.layout, decoded.issues)
         case .json(let value, _):
             let layout = try decoding(source) { () throws(UIError) in try LayoutForm.parse(value) }

@@ -246,6 +246,61 @@ struct UICommandTests {
         #expect(decoded.stderr == "error: \(string.path): uiJsonData is not valid UTF-8 text (it should be a base64 string)\n", "\(decoded.stderr)")
     }
 
+    /// Pseudo-random hex digits, which brotli cannot shrink much.
+    static func noise(_ count: Int) -> String {
+        var seed: UInt64 = 7
+        return String((0..<count).map { _ in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Array("0123456789abcdef")[Int(seed >> 60)]
+        })
+    }
+
+    @Test("encode and size refuse, before parsing or compressing, a layout that cannot fit, naming the sizes", arguments: ["encode", "size"])
+    func cannotFit(command: String) async throws {
+        let (dir, huge) = try Self.file("huge.json", #"{"lockScreen":{"type":"Text","children":"\#(String(repeating: "a", count: 5 << 20))"}}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tooLong = try await CLI.run(["ui", command, huge])
+        #expect(tooLong.status == 1)
+        #expect(tooLong.stderr.hasPrefix("error: \(huge): layout is \((5 << 20) + 44) bytes of JSON, over the limit of 4194304 bytes"), "\(tooLong.stderr)")
+        #expect(tooLong.stdout.isEmpty)
+        let big = dir.appendingPathComponent("big.json")
+        try Data(#"{"lockScreen":{"type":"Text","children":"\#(Self.noise(100_000))"}}"#.utf8).write(to: big)
+        let tooBig = try await CLI.run(["ui", command, big.path])
+        #expect(tooBig.status == 1)
+        #expect(tooBig.stderr.hasPrefix("error: \(big.path): UI JSON is \(100_000 + 27) bytes (the smallest of its compact encodings), more than the 20064 bytes"),
+                "\(tooBig.stderr)")
+        #expect(tooBig.stderr.contains("Nothing was compressed.") && tooBig.stderr.contains("JSON bytes by region: ls \(100_000 + 14)"))
+        #expect(tooBig.stdout.isEmpty)
+    }
+
+    @Test("decode explains a brotli bomb, warns about a string over the budget and an empty Lock Screen")
+    func decodeWarnings() async throws {
+        // 100 MB of spaces at brotli quality 2, window 22 (as Brotli.compress): a valid stream of 269 bytes.
+        let bomb = try await CLI.run(["ui", "decode", "y///PwAgQAbgYCyIxCQxwJ0243Pv/wj+//8BAAEwAAdjQSQmiQHutBmue/8H8P//DwAIgAE4GAsiMUkMcKfNcN37P4D//38AQAAMwMFYEIlJYoA7bYbr3v8B/P//AwACYAAOxoJITBID3GkzXPf+D+D//x8AEAADcDAWRGKSGOBOm+G6938A////AIAAGICDsSASk8QAd9oM173/A/j//wcABMAAHIwFkZgkBrjTZrju/R/A//8/ACAABuBgLIjEJDHAnTbDde//AP7//wEAATAAB2NBJCaJAe60Ga57/wfw//8PAAiAATgYCyIxSQxwp81w3fs/IP/B6wBAAAzAwVgQiUligDtthuti1wE="])
+        #expect(bomb.status == 1)
+        #expect(bomb.stderr.hasPrefix("error: uiJsonData inflates to more than 67108864 bytes, the output limit of this decoder, from 269 compressed bytes: a ratio over 249475:1."),
+                "\(bomb.stderr)")
+
+        let (dir, path) = try Self.file("noise.json", #"{"lockScreen":{"type":"Text","children":"\#(Self.noise(5000))"}}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try await CLI.run(["ui", "encode", path, "--json"])
+        let string = try await CLI.run(["ui", "encode", path])
+        #expect(json.status == 1 && string.status == 1)   // over budget, printed nonetheless
+        let fromString = try await CLI.run(["ui", "decode", string.stdout.trimmingCharacters(in: .newlines)])
+        #expect(fromString.status == 0)
+        #expect(fromString.stdout.contains(Self.noise(5000)))
+        #expect(fromString.stderr.hasPrefix("warning: uiJsonData: \(string.stdout.utf8.count - 1) bytes of base64, over the budget of 3345 bytes"),
+                "\(fromString.stderr)")
+        let fromJSON = try await CLI.run(["ui", "decode", "-"], stdin: json.stdout)
+        #expect(fromJSON.status == 0)
+        #expect(fromJSON.stderr.hasPrefix("warning: uiJsonData: JSON is \(5000 + 27) bytes, "), "\(fromJSON.stderr)")
+        #expect(fromJSON.stderr.contains("bytes of base64 even at brotli quality 11, over the budget of 3345 bytes"))
+
+        let empty = try await CLI.run(["ui", "decode", "-"], stdin: #"{"v":1,"ls":[]}"#)
+        #expect(empty.status == 0)
+        #expect(empty.stderr == "warning: ls: an empty array: the device shows nothing in lockScreen [empty-region]\n")
+    }
+
     @Test("usage errors exit 64 with a hint", arguments: [
         (["ui"], "missing command (one of: encode, decode, size"),
         (["ui", "compress"], "unknown command 'compress' for 'liveline ui'"),

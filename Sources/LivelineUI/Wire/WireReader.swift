@@ -53,8 +53,15 @@ struct WireReader {
         if let s = root["s"], s.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(s.typeName); styles are ignored")) }
         if let e = root["e"], e.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "e", "shared elements must be an array, got \(e.typeName)")) }
         for region in Region.allCases {
-            guard let value = root[region.wireKey] else { continue }
+            guard let value = root[region.wireKey] else {
+                if region == .lockScreen { issues.append(UILintIssue(.emptyRegion, path: "ls", "missing: the device shows nothing on the Lock Screen")) }
+                continue
+            }
             if let list = value.arrayValue {
+                // VoltraLiveActivityPayload.swift:78-82: an array is the region's nodes; none, nothing shown.
+                if list.isEmpty {
+                    issues.append(UILintIssue(.emptyRegion, path: region.wireKey, "an empty array: the device shows nothing in \(region.formPath)"))
+                }
                 layout.regions[region] = .fragment(try nodes(list, path: region.wireKey, depth: 1))
             } else if let element = try node(value, path: region.wireKey, depth: 1) {
                 // The same `$r` in several regions resolves to one shared element, as it was when encoded.

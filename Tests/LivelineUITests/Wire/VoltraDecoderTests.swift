@@ -129,6 +129,34 @@ import Testing
         #expect(decoded.layout[.lockScreen]?.prop("style") == nil)
     }
 
+    /// A valid stream that inflates past the decoder's output limit was reported as "not a brotli stream".
+    @Test func aBrotliBombIsReportedAsOneWithItsRatio() throws {
+        let bomb = Brotli.compress([UInt8](repeating: 0x20, count: 100_000_000), quality: 2)
+        #expect(bomb.count < 300)   // 269 bytes at quality 2 for 100 MB
+        #expect(Brotli.decompressedSize(bomb) == .moreThan(64 << 20))
+        #expect(Brotli.decompressedSize(Array(bomb.dropLast(bomb.count / 2))) == .corrupt)
+        #expect(Brotli.decompressedSize(Brotli.compress(Array("{}".utf8))) == .exactly(2))
+        let message = """
+            uiJsonData inflates to more than 67108864 bytes, the output limit of this decoder, from \(bomb.count) compressed \
+            bytes: a ratio over \((64 << 20) / bomb.count):1. The device's decoder stops at 8× (\(8 * bomb.count) bytes) and \
+            drops the update.
+            """
+        let base64 = Data(bomb).base64EncodedString()
+        #expect(throws: UIError(.compressionRatio, message)) { try VoltraDecoder.decode(base64: base64) }
+        #expect(throws: UIError(.compressionRatio, message)) { try VoltraDecoder.lint(base64: base64) }
+    }
+
+    /// VoltraLiveActivityPayload.swift:78-82: a region array is its list of nodes; an empty one shows nothing.
+    @Test(arguments: [
+        (#"{"v":1,"ls":[]}"#, ["ls: an empty array: the device shows nothing in lockScreen [empty-region]"]),
+        (#"{"v":1}"#, ["ls: missing: the device shows nothing on the Lock Screen [empty-region]"]),
+        (#"{"v":1,"ls":{"t":0,"c":"x"},"isl_min":[]}"#, ["isl_min: an empty array: the device shows nothing in island.minimal [empty-region]"]),
+    ])
+    func anEmptyLockScreenWarns(json: String, issues: [String]) throws {
+        let decoded = try VoltraDecoder.decode(json: Array(json.utf8))
+        #expect(decoded.issues.map(\.description) == issues)
+    }
+
     @Test func refusesJSONOverEightTimesTheCompressedSizeAndLintExplains() throws {
         let items = (0..<400).map { _ in #"{"t":17}"# }.joined(separator: ",")
         let json = Array(#"{"v":1,"ls":{"t":11,"c":[\#(items)]}}"#.utf8)
