@@ -18,6 +18,9 @@ public struct UILintIssue: Sendable, Hashable, CustomStringConvertible {
         case unsupportedVersion = "unsupported-version"
         /// Over the 3345-byte budget (or too big for any encoding to fit it): the push cannot be sent.
         case overBudget = "over-budget"
+        /// An entry of the stylesheet `s` that is not an object: the device drops it, and every later
+        /// style index names the wrong entry.
+        case stylesheetShift = "stylesheet-shift"
         /// A region that shows nothing: `ls` missing or an empty array.
         case emptyRegion = "empty-region"
     }

@@ -3,7 +3,12 @@ import LivelineCore
 /// Reads a payload v1 tree the way the Swift client does (§5.3 of the wire-format notes).
 struct WireReader {
     private var issues: [UILintIssue] = []
-    private var styles: [JSONValue] = []
+    /// The stylesheet as the device reads it: the objects of `s`, other entries dropped.
+    private var styles: [JSONObject] = []
+    /// Where each of `styles` is in `s`, for lint paths.
+    private var styleOrigins: [Int] = []
+    /// The number of entries in `s` as sent.
+    private var sentStyles = 0
     private var styleCache: [Int: UIStyle] = [:]
     private var shared: [JSONValue] = []
     private var sharedCache: [Int: UIElement?] = [:]
@@ -48,9 +53,8 @@ struct WireReader {
             issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(version) is \(relation); the device renders nothing"))
             return DecodedUI(layout: layout, issues: issues, version: version, json: [])
         }
-        styles = root["s"]?.arrayValue ?? []
+        readStylesheet(root["s"])
         shared = root["e"]?.arrayValue ?? []
-        if let s = root["s"], s.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(s.typeName); styles are ignored")) }
         if let e = root["e"], e.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "e", "shared elements must be an array, got \(e.typeName)")) }
         for region in Region.allCases {
             guard let value = root[region.wireKey] else {
@@ -77,6 +81,30 @@ struct WireReader {
             }
         }
         return DecodedUI(layout: layout, issues: issues, version: version, json: [])
+    }
+
+    /// Reads `s` as VoltraLiveActivityPayload.swift:98 does, with `compactMap` over its objects: an
+    /// entry that is not an object (`null`, which Voltra's renderer writes for `style={null}`) is
+    /// dropped, and every later index then names the entry after the one meant.
+    private mutating func readStylesheet(_ value: JSONValue?) {
+        guard let value else { return }
+        guard let list = value.arrayValue else {
+            issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(value.typeName); styles are ignored"))
+            return
+        }
+        sentStyles = list.count
+        for (index, entry) in list.enumerated() {
+            if let object = entry.objectValue {
+                styles.append(object)
+                styleOrigins.append(index)
+            } else {
+                issues.append(UILintIssue(.stylesheetShift, path: "s[\(index)]", """
+                    \(entry.typeName), not a style object: the device drops it from the stylesheet, so style index \
+                    \(index) and every later one resolve to a later entry than the one meant (or to none). Voltra's \
+                    renderer writes null for style={null}; Liveline's compact mode leaves such a style out.
+                    """))
+            }
+        }
     }
 
     /// Throws when the regions together expand to more than `LayoutLimits.maxElements`.
@@ -197,6 +225,15 @@ struct WireReader {
         case .bool(let b):
             return component == .text ? .text(String(b)) : .single(UIElement(.text, children: .text(String(b))))
         case .null: return .none
+        case .object where component == .text, .array where component == .text:
+            // VoltraText.swift:15 shows its children only when they are one string (a VoltraNode
+            // `.text`); an array becomes a VoltraNode `.array` (VoltraNode.swift:37-39) and a node an
+            // `.element`, so the Text is empty.
+            issues.append(UILintIssue(.malformedNode, path: path, """
+                Text children are \(value.arrayValue != nil ? "an array" : "a node"), not a string: the device shows \
+                an empty Text. Join the text into one string.
+                """))
+            return .none
         case .object: return try node(value, path: path, depth: depth).map(UIChildren.single) ?? .none
         case .array(let list):
             var out: [UIElement] = []
@@ -208,10 +245,6 @@ struct WireReader {
                 case .string, .null: continue
                 default: if let e = try node(item, path: "\(path)[\(i)]", depth: depth) { out.append(e) }
                 }
-            }
-            if component == .text {
-                // Text with an array: the device joins the text of its entries.
-                return .text(out.compactMap { if case .text(let s) = $0.children { s } else { nil } }.joined())
             }
             return .list(out)
         }
@@ -257,21 +290,19 @@ struct WireReader {
     private mutating func style(_ value: JSONValue, path: String) -> UIStyle? {
         switch value {
         case .number(let n):
-            // VoltraElement.swift:62-64: an `intValue` within the stylesheet, else no style.
+            // VoltraElement.swift:62-66: an `intValue` within the stylesheet the device kept (its
+            // objects), else no style.
             guard let index = Self.integer(value), index >= 0, index < styles.count else {
-                issues.append(UILintIssue(.badReference, path: path, "style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries); no style"))
+                let dropped = styles.count == sentStyles ? "" : " once the device drops what is not an object"
+                issues.append(UILintIssue(.badReference, path: path, """
+                    style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries\(dropped)); no style
+                    """))
                 return nil
             }
             if let cached = styleCache[index] { return cached }
-            let entry = styles[index]
-            let style: UIStyle
-            if let object = entry.objectValue {
-                for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(index)].\(member.key)") }
-                style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
-            } else {
-                if entry != .null { issues.append(UILintIssue(.malformedNode, path: "s[\(index)]", "style entry must be an object, got \(entry.typeName)")) }
-                style = UIStyle(nil)
-            }
+            let object = styles[index]
+            for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(styleOrigins[index])].\(member.key)") }
+            let style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
             styleCache[index] = style
             return style
         case .object(let object):
