@@ -17,22 +17,11 @@ enum UIDecodeCommand: LivelineCommand {
             """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        let argument = arguments.positionals[0]
-        let text = try UICLI.readArgument(argument, what: "uiJsonData").text
         let decoded: DecodedUI
-        do {
-            if text.hasPrefix("{") {
-                let value = try? JSONValue.parse(text)
-                if let inner = value?["aps"]?["content-state"]?["uiJsonData"]?.stringValue {
-                    decoded = try VoltraDecoder.lint(base64: inner)
-                } else {
-                    decoded = try VoltraDecoder.decode(json: Array(text.utf8))
-                }
-            } else {
-                decoded = try VoltraDecoder.lint(base64: text)
-            }
-        } catch {
-            throw CLIError(message: error.message)
+        switch try UICLI.input(arguments.positionals[0], what: "uiJsonData", notJSON: "uiJsonData does not hold JSON: ") {
+        case (.payload(let payload), _): decoded = payload
+        case (.json(_, let bytes), let source):
+            decoded = try UICLI.decoding(source) { () throws(UIError) in try VoltraDecoder.lint(json: bytes) }
         }
         if arguments.flag("wire") {
             Console.out((try? JSONValue.parse(decoded.json).prettyPrinted()) ?? String(decoding: decoded.json, as: UTF8.self))

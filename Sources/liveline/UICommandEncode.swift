@@ -22,6 +22,7 @@ enum UIEncodeCommand: LivelineCommand {
         let path = arguments.positionals[0]
         let layout = try UICLI.layout(path)
         let mode: EncodingMode = arguments.flag("compat") ? .compatible : .compact
+        do { try VoltraBudget.checkBeforeEncoding(layout, mode: mode) } catch { throw CLIError(message: "\(path): \(error.message)") }
         let encoded = VoltraEncoder.encode(layout, mode: mode)
         Console.out(arguments.flag("json") ? encoded.jsonString : encoded.base64)
         Console.err(UICLI.sizeLine(encoded))

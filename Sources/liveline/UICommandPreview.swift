@@ -49,46 +49,77 @@ enum UIPreviewCommand: LivelineCommand {
 }
 
 extension UICLI {
-    /// A layout from what the user gave: a JSON-form file, a payload v1 JSON, an APNs body with
-    /// `uiJsonData`, or the base64 string itself (inline, in a file or on stdin). Payloads are decoded
-    /// as the device does; their lint findings come back as issues.
+    /// What a `ui decode` or `ui preview` argument held.
+    enum Input {
+        /// A `uiJsonData` string, inline or in an APNs body, decoded as the device does (with lint).
+        case payload(DecodedUI)
+        /// Other JSON (a payload v1 JSON or a JSON-form layout): the parsed value and its bytes.
+        case json(JSONValue, [UInt8])
+    }
+
+    /// Reads what the user gave: JSON (a payload v1 JSON, an APNs body with `uiJsonData`, a JSON-form
+    /// layout) or the base64 string itself, inline, in a file or on stdin. The bytes are read strictly,
+    /// as `lint` and `ui encode` read them: JSON through the JSON parser (invalid UTF-8 and lone
+    /// surrogates are errors with their line and column), a string as UTF-8 or not at all. `source` is
+    /// the file name for messages (nil for an inline argument).
+    static func input(_ argument: String, what: String, notJSON: String) throws -> (input: Input, source: String?) {
+        let (bytes, fromFile) = try readArgument(argument, what: what)
+        let source = fromFile ? argument : nil
+        guard bytes.first == UInt8(ascii: "{") || bytes.first == UInt8(ascii: "[") else {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw failure(source, "uiJsonData is not valid UTF-8 text (it should be a base64 string)")
+            }
+            return (.payload(try decoding(source) { () throws(UIError) in try VoltraDecoder.lint(base64: text) }), source)
+        }
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch { throw failure(source, notJSON + error.description) }
+        if let inner = value["aps"]?["content-state"]?["uiJsonData"]?.stringValue {
+            return (.payload(try decoding(source) { () throws(UIError) in try VoltraDecoder.lint(base64: inner) }), source)
+        }
+        return (.json(value, bytes), source)
+    }
+
+    /// `body`'s result, its `UIError` as a `CLIError` naming `source`.
+    static func decoding<T>(_ source: String?, _ body: () throws(UIError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw failure(source, error.message) }
+    }
+
+    private static func failure(_ source: String?, _ message: String) -> CLIError {
+        CLIError(message: source.map { "\($0): \(message)" } ?? message)
+    }
+
+    /// A layout from what the user gave (see `input`), with what lint found: a payload's findings as
+    /// the device decodes it, or a JSON-form layout's.
     static func anyLayout(_ argument: String) throws -> (UILayout, [UILintIssue]) {
-        let (text, fromFile) = try readArgument(argument, what: "layout or uiJsonData")
-        let source = fromFile ? argument : "the argument"
-        do {
-            guard text.hasPrefix("{") || text.hasPrefix("[") else {
-                let decoded = try VoltraDecoder.lint(base64: text)
-                return (decoded.layout, decoded.issues)
-            }
-            let value: JSONValue
-            do { value = try JSONValue.parse(text) } catch {
-                throw CLIError(message: "\(source): not valid JSON: \(error.description)")
-            }
-            if let inner = value["aps"]?["content-state"]?["uiJsonData"]?.stringValue {
-                let decoded = try VoltraDecoder.lint(base64: inner)
-                return (decoded.layout, decoded.issues)
-            }
-            if value["v"] != nil || value.arrayValue != nil {
-                let decoded = try VoltraDecoder.decode(json: Array(text.utf8))
-                return (decoded.layout, decoded.issues)
-            }
-            let layout: UILayout
-            do { layout = try LayoutForm.parse(value) } catch { throw CLIError(message: "\(source): \(error.message)") }
+        let (input, source) = try input(argument, what: "layout or uiJsonData", notJSON: "not valid JSON: ")
+        switch input {
+        case .payload(let decoded):
+            return (decoded.layout, decoded.issues)
+        case .json(let value, let bytes) where value["v"] != nil || value.arrayValue != nil:
+            let decoded = try decoding(source) { () throws(UIError) in try VoltraDecoder.lint(json: bytes) }
+            return (decoded.layout, decoded.issues)
+        case .json(let value, _):
+            let layout = try decoding(source) { () throws(UIError) in try LayoutForm.parse(value) }
             return (layout, VoltraDecoder.lint(layout))
-        } catch let error as UIError {
-            throw CLIError(message: source == "the argument" ? error.message : "\(source): \(error.message)")
         }
     }
 
-    /// The text of an argument that is either inline or a file name ('-' for stdin), trimmed, and
-    /// whether it came from a file. A name that cannot be base64 (it has a '.') is read as a file, so
-    /// a missing file is reported as one.
-    static func readArgument(_ argument: String, what: String) throws -> (text: String, fromFile: Bool) {
+    /// The bytes of an argument that is either inline or a file name ('-' for stdin), without the
+    /// whitespace around them, and whether they came from a file. A name that cannot be base64 (it has
+    /// a '.') is read as a file, so a missing file is reported as one.
+    static func readArgument(_ argument: String, what: String) throws -> (bytes: [UInt8], fromFile: Bool) {
         let looksLikePath = argument.contains(".") && !argument.hasPrefix("{") && !argument.hasPrefix("[")
         guard argument == "-" || looksLikePath || FileManager.default.fileExists(atPath: argument) else {
-            return (argument.trimmingCharacters(in: .whitespacesAndNewlines), false)
+            return (trimmed(Array(argument.utf8)), false)
         }
-        let text = String(decoding: try readUserFile(argument, what: what), as: UTF8.self)
-        return (text.trimmingCharacters(in: .whitespacesAndNewlines), true)
+        return (trimmed(try readUserFile(argument, what: what)), true)
+    }
+
+    /// `bytes` without leading and trailing ASCII whitespace.
+    private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+        let space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C]
+        guard let first = bytes.firstIndex(where: { !space.contains($0) }),
+              let last = bytes.lastIndex(where: { !space.contains($0) }) else { return [] }
+        return Array(bytes[first...last])
     }
 }

@@ -12,7 +12,10 @@ enum UISizeCommand: LivelineCommand {
         discussion: "Sizes are of the uncompressed JSON; 'alone' is a region compressed by itself (a rough share).")
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        let layout = try UICLI.layout(arguments.positionals[0])
+        let path = arguments.positionals[0]
+        let layout = try UICLI.layout(path)
+        // Compact mode's smallest JSON: when even that cannot fit, neither mode is worth compressing.
+        do { try VoltraBudget.checkBeforeEncoding(layout, mode: .compact) } catch { throw CLIError(message: "\(path): \(error.message)") }
         let compat = VoltraEncoder.encode(layout, mode: .compatible)
         let compact = VoltraEncoder.encode(layout, mode: .compact)
         let shown = arguments.flag("compat") ? compat : compact

@@ -180,6 +180,127 @@ struct UICommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    /// `Int(version)` on 1e300 used to kill `ui decode` and `ui preview` with SIGILL.
+    @Test("decode and preview of a payload whose v is not an Int exit 1 and name the value", arguments: [
+        ("decode", "1e300", "1e+300"), ("decode", "-1e300", "-1e+300"), ("decode", "1.5", "1.5"),
+        ("preview", "1e300", "1e+300"), ("preview", "-1e300", "-1e+300"),
+    ])
+    func hugeVersion(command: String, version: String, printed: String) async throws {
+        let result = try await CLI.run(["ui", command, "-"], stdin: #"{"v":\#(version),"ls":{"t":1e300,"c":"x"}}"#)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(#"payload "v" must be an integer, got \#(printed)"#), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    /// `ui decode` and `ui preview` expanded every `$r` in full: a 1 KB payload ran for ever, and a long
+    /// chain of references recursed as deep as it was long.
+    @Test("decode and preview refuse payloads past the element and depth limits", arguments: ["decode", "preview"])
+    func layoutLimits(command: String) async throws {
+        var entries = [#"{"t":0,"c":"x"}"#]
+        for i in 1..<30 { entries.append(#"{"t":12,"c":[{"$r":\#(i - 1)},{"$r":\#(i - 1)}]}"#) }
+        let doubling = #"{"v":1,"ls":{"$r":29},"e":[\#(entries.joined(separator: ","))]}"#
+        let wide = try await CLI.run(["ui", command, "-"], stdin: doubling)
+        #expect(wide.status == 1)
+        #expect(wide.stderr.hasPrefix("error: ") && wide.stderr.contains("layout expands to more than 10000 elements (at e[13])"), "\(wide.stderr)")
+        #expect(wide.stdout.isEmpty)
+        let links = (0..<9_999).map { #"{"t":11,"c":{"$r":\#($0 + 1)}}"# } + [#"{"t":0,"c":"end"}"#]
+        let chain = #"{"v":1,"ls":{"$r":0},"e":[\#(links.joined(separator: ","))]}"#
+        let deep = try await CLI.run(["ui", command, "-"], stdin: chain)
+        #expect(deep.status == 1)
+        #expect(deep.stderr.hasPrefix("error: ") && deep.stderr.contains("layout nests more than 64 levels deep (at e[64])"), "\(deep.stderr)")
+        #expect(deep.stdout.isEmpty)
+    }
+
+    /// `ui decode` read its file with lossy UTF-8 decoding, so invalid bytes became U+FFFD and passed;
+    /// every command now reads input through readUserFile and the JSON parser and refuses them alike.
+    @Test("invalid UTF-8 and raw surrogates are refused by lint and every ui command with the same message", arguments: [
+        ([0xFF, 0xFE], "invalid UTF-8"), ([0xED, 0xA0, 0x80], "a raw surrogate (U+D800 as UTF-8)"),
+    ] as [([UInt8], String)])
+    func invalidUTF8(bad: [UInt8], label: String) async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The parser reports the column just after the string's closing quote.
+        let layoutText = Array(#"{"lockScreen":{"type":"Text","children":"a"#.utf8), payloadText = Array(#"{"v":1,"ls":{"t":0,"c":"a"#.utf8)
+        let layout = dir.appendingPathComponent("layout.json")
+        try Data(layoutText + bad + Array(#""}}"#.utf8)).write(to: layout)
+        let payload = dir.appendingPathComponent("wire.json")
+        try Data(payloadText + bad + Array(#""}}"#.utf8)).write(to: payload)
+        let (layoutColumn, payloadColumn) = (layoutText.count + bad.count + 2, payloadText.count + bad.count + 2)
+        let runs: [(args: [String], column: Int)] = [
+            (["lint", layout.path], layoutColumn), (["ui", "encode", layout.path], layoutColumn),
+            (["ui", "size", layout.path], layoutColumn), (["ui", "preview", layout.path], layoutColumn),
+            (["ui", "decode", payload.path], payloadColumn), (["ui", "preview", payload.path], payloadColumn),
+        ]
+        for run in runs {
+            let result = try await CLI.run(run.args)
+            #expect(result.status == 1, "\(label): \(run.args)")
+            #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("invalid JSON at line 1, column \(run.column): string is not valid UTF-8"),
+                    "\(label): \(run.args): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(label): \(run.args)")
+        }
+        // A uiJsonData string in a file is text too.
+        let string = dir.appendingPathComponent("ui.txt")
+        try Data(Array("ixOAeyJ2".utf8) + bad).write(to: string)
+        let decoded = try await CLI.run(["ui", "decode", string.path])
+        #expect(decoded.status == 1)
+        #expect(decoded.stderr == "error: \(string.path): uiJsonData is not valid UTF-8 text (it should be a base64 string)\n", "\(decoded.stderr)")
+    }
+
+    /// Pseudo-random hex digits, which brotli cannot shrink much.
+    static func noise(_ count: Int) -> String {
+        var seed: UInt64 = 7
+        return String((0..<count).map { _ in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Array("0123456789abcdef")[Int(seed >> 60)]
+        })
+    }
+
+    @Test("encode and size refuse, before parsing or compressing, a layout that cannot fit, naming the sizes", arguments: ["encode", "size"])
+    func cannotFit(command: String) async throws {
+        let (dir, huge) = try Self.file("huge.json", #"{"lockScreen":{"type":"Text","children":"\#(String(repeating: "a", count: 5 << 20))"}}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tooLong = try await CLI.run(["ui", command, huge])
+        #expect(tooLong.status == 1)
+        #expect(tooLong.stderr.hasPrefix("error: \(huge): layout is \((5 << 20) + 44) bytes of JSON, over the limit of 4194304 bytes"), "\(tooLong.stderr)")
+        #expect(tooLong.stdout.isEmpty)
+        let big = dir.appendingPathComponent("big.json")
+        try Data(#"{"lockScreen":{"type":"Text","children":"\#(Self.noise(100_000))"}}"#.utf8).write(to: big)
+        let tooBig = try await CLI.run(["ui", command, big.path])
+        #expect(tooBig.status == 1)
+        #expect(tooBig.stderr.hasPrefix("error: \(big.path): UI JSON is \(100_000 + 27) bytes (the smallest of its compact encodings), more than the 20064 bytes"),
+                "\(tooBig.stderr)")
+        #expect(tooBig.stderr.contains("Nothing was compressed.") && tooBig.stderr.contains("JSON bytes by region: ls \(100_000 + 14)"))
+        #expect(tooBig.stdout.isEmpty)
+    }
+
+    @Test("decode explains a brotli bomb, warns about a string over the budget and an empty Lock Screen")
+    func decodeWarnings() async throws {
+        // 100 MB of spaces at brotli quality 2, window 22 (as Brotli.compress): a valid stream of 269 bytes.
+        let bomb = try await CLI.run(["ui", "decode", "y///PwAgQAbgYCyIxCQxwJ0243Pv/wj+//8BAAEwAAdjQSQmiQHutBmue/8H8P//DwAIgAE4GAsiMUkMcKfNcN37P4D//38AQAAMwMFYEIlJYoA7bYbr3v8B/P//AwACYAAOxoJITBID3GkzXPf+D+D//x8AEAADcDAWRGKSGOBOm+G6938A////AIAAGICDsSASk8QAd9oM173/A/j//wcABMAAHIwFkZgkBrjTZrju/R/A//8/ACAABuBgLIjEJDHAnTbDde//AP7//wEAATAAB2NBJCaJAe60Ga57/wfw//8PAAiAATgYCyIxSQxwp81w3fs/IP/B6wBAAAzAwVgQiUligDtthuti1wE="])
+        #expect(bomb.status == 1)
+        #expect(bomb.stderr.hasPrefix("error: uiJsonData inflates to more than 67108864 bytes, the output limit of this decoder, from 269 compressed bytes: a ratio over 249475:1."),
+                "\(bomb.stderr)")
+
+        let (dir, path) = try Self.file("noise.json", #"{"lockScreen":{"type":"Text","children":"\#(Self.noise(5000))"}}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try await CLI.run(["ui", "encode", path, "--json"])
+        let string = try await CLI.run(["ui", "encode", path])
+        #expect(json.status == 1 && string.status == 1)   // over budget, printed nonetheless
+        let fromString = try await CLI.run(["ui", "decode", string.stdout.trimmingCharacters(in: .newlines)])
+        #expect(fromString.status == 0)
+        #expect(fromString.stdout.contains(Self.noise(5000)))
+        #expect(fromString.stderr.hasPrefix("warning: uiJsonData: \(string.stdout.utf8.count - 1) bytes of base64, over the budget of 3345 bytes"),
+                "\(fromString.stderr)")
+        let fromJSON = try await CLI.run(["ui", "decode", "-"], stdin: json.stdout)
+        #expect(fromJSON.status == 0)
+        #expect(fromJSON.stderr.hasPrefix("warning: uiJsonData: JSON is \(5000 + 27) bytes, "), "\(fromJSON.stderr)")
+        #expect(fromJSON.stderr.contains("bytes of base64 even at brotli quality 11, over the budget of 3345 bytes"))
+
+        let empty = try await CLI.run(["ui", "decode", "-"], stdin: #"{"v":1,"ls":[]}"#)
+        #expect(empty.status == 0)
+        #expect(empty.stderr == "warning: ls: an empty array: the device shows nothing in lockScreen [empty-region]\n")
+    }
+
     @Test("usage errors exit 64 with a hint", arguments: [
         (["ui"], "missing command (one of: encode, decode, size"),
         (["ui", "compress"], "unknown command 'compress' for 'liveline ui'"),

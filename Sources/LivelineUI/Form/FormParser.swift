@@ -7,6 +7,9 @@ struct FormParser {
         "SectorMark": "sector",
     ]
 
+    /// Elements parsed so far, against `LayoutLimits.maxElements`.
+    private var elements = 0
+
     func fail(_ path: String, _ message: String) -> UIError {
         UIError(.invalidLayout, "invalid layout at \(path): \(message)")
     }
@@ -97,19 +100,24 @@ struct FormParser {
         if let list = value.arrayValue {
             var out: [UIElement] = []
             for (i, item) in list.enumerated() where item != .null && item != .bool(false) {
-                out.append(try node(item, path: "\(path)[\(i)]"))
+                out.append(try node(item, path: "\(path)[\(i)]", depth: 1))
             }
             return .fragment(out)
         }
-        return .element(try node(value, path: path))
+        return .element(try node(value, path: path, depth: 1))
     }
 
     // MARK: Nodes
 
-    mutating func node(_ value: JSONValue, path: String) throws(UIError) -> UIElement {
+    /// The node at `path`, `depth` levels down (1 for a region's root); within `LayoutLimits`, which
+    /// the decoder applies too, so what is encoded can be decoded.
+    mutating func node(_ value: JSONValue, path: String, depth: Int) throws(UIError) -> UIElement {
         guard let object = value.objectValue else {
             throw fail(path, "expected a node {\"type\": ..., \"props\": ..., \"children\": ...}, got \(Self.describe(value))")
         }
+        guard depth <= LayoutLimits.maxDepth else { throw UIError(.invalidLayout, LayoutLimits.depthMessage(at: path)) }
+        elements += 1
+        guard elements <= LayoutLimits.maxElements else { throw UIError(.invalidLayout, LayoutLimits.elementsMessage(at: path)) }
         for key in object.keys where !["type", "id", "props", "children"].contains(key) {
             throw fail("\(path).\(key)", "unknown node key; a node has type, id, props and children (props go inside \"props\")")
         }
@@ -138,7 +146,7 @@ struct FormParser {
                 if member.key == "children" {
                     throw fail(propPath, "children go in the node's \"children\", not in props")
                 }
-                props.append(UIProp(member.key, try propValue(member.key, member.value, path: propPath)))
+                props.append(UIProp(member.key, try propValue(member.key, member.value, path: propPath, depth: depth + 1)))
             }
         }
         let children: UIChildren
@@ -149,21 +157,21 @@ struct FormParser {
             props = ComponentTransforms.chart(props: props, marks: marks)
             children = .none
         } else {
-            children = try elementChildren(object["children"], path: "\(path).children", parent: typeName)
+            children = try elementChildren(object["children"], path: "\(path).children", parent: typeName, depth: depth + 1)
         }
         props = try ComponentTransforms.apply(component, props: props, path: path, fail: fail)
         return UIElement(component, id: id, props: props, children: children)
     }
 
-    private mutating func propValue(_ name: String, _ value: JSONValue, path: String) throws(UIError) -> UIPropValue {
+    private mutating func propValue(_ name: String, _ value: JSONValue, path: String, depth: Int) throws(UIError) -> UIPropValue {
         if name == "style" { return .style(try style(value, path: path)) }
         if Component.componentProps.contains(name) {
             switch value {
-            case .object: return .element(try node(value, path: path))
+            case .object: return .element(try node(value, path: path, depth: depth))
             case .array(let list):
                 var out: [UIElement] = []
                 for (i, item) in list.enumerated() where item != .null && item != .bool(false) {
-                    out.append(try node(item, path: "\(path)[\(i)]"))
+                    out.append(try node(item, path: "\(path)[\(i)]", depth: depth))
                 }
                 return .elements(out)
             case .null: return .value(.null)
@@ -209,10 +217,10 @@ struct FormParser {
         return .text(text)
     }
 
-    private mutating func elementChildren(_ value: JSONValue?, path: String, parent: String) throws(UIError) -> UIChildren {
+    private mutating func elementChildren(_ value: JSONValue?, path: String, parent: String, depth: Int) throws(UIError) -> UIChildren {
         guard let value, value != .null, value != .bool(false) else { return .none }
         switch value {
-        case .object: return .single(try node(value, path: path))
+        case .object: return .single(try node(value, path: path, depth: depth))
         case .array(let list):
             var out: [UIElement] = []
             func collect(_ items: [JSONValue], _ p: String) throws(UIError) {
@@ -220,7 +228,7 @@ struct FormParser {
                     switch item {
                     case .null, .bool: continue
                     case .array(let nested): try collect(nested, "\(p)[\(i)]")
-                    default: out.append(try node(item, path: "\(p)[\(i)]"))
+                    default: out.append(try node(item, path: "\(p)[\(i)]", depth: depth))
                     }
                 }
             }

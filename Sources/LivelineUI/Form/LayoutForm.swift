@@ -10,11 +10,23 @@ import LivelineCore
 /// `props` keep the order in which they are written (as JSX keeps attribute order), so
 /// compatibility mode is byte-identical to Voltra's renderer for the same UI.
 public enum LayoutForm {
+    /// The most bytes of JSON text `parse` reads: 4 MiB, about 200 times the payload JSON any UI
+    /// within the budget has (`VoltraBudget.maxJSONBytes`), room for indentation and long names.
+    public static let maxInputBytes = 4 << 20
+
     /// Parses a layout from JSON text.
     ///
     /// - Throws: `UIError` `.invalidLayout` naming the path (`lockScreen.children[1].props.style`),
-    ///   what was found and what was expected.
+    ///   what was found and what was expected; `.overBudget`, before parsing, for more than
+    ///   `maxInputBytes`.
     public static func parse(_ bytes: some Collection<UInt8>) throws(UIError) -> UILayout {
+        guard bytes.count <= maxInputBytes else {
+            throw UIError(.overBudget, """
+                layout is \(bytes.count) bytes of JSON, over the limit of \(maxInputBytes) bytes, far more than a UI within \
+                the budget needs (at most \(VoltraBudget.maxJSONBytes) bytes of payload JSON for \(VoltraBudget.base64Limit) \
+                bytes of base64); nothing was parsed. Reduce the UI.
+                """)
+        }
         let value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch {
             throw UIError(.invalidLayout, "layout is not valid JSON: \(error.description)")

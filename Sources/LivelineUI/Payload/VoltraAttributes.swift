@@ -13,8 +13,10 @@ public struct VoltraAttributes: ActivityAttributes {
 
         /// Encodes `layout` and checks the 3345-byte budget and the 8:1 ratio.
         ///
-        /// - Throws: `UIError` `.overBudget` or `.compressionRatio`.
+        /// - Throws: `UIError` `.invalidLayout` past `LayoutLimits`, `.overBudget` (before compressing
+        ///   when the JSON alone is too big) or `.compressionRatio`.
         public init(layout: UILayout, mode: EncodingMode = .compact) throws(UIError) {
+            try VoltraBudget.checkBeforeEncoding(layout, mode: mode)
             let encoded = VoltraEncoder.encode(layout, mode: mode)
             try VoltraBudget.check(encoded)
             uiJsonData = encoded.base64

@@ -49,7 +49,12 @@ struct HTMLRenderer: Sendable {
         return safeCSS(text)
     }
 
-    static func px(_ n: Double) -> String { JSONValue.javaScriptNumber((n * 100).rounded() / 100) + "px" }
+    /// `n` points as CSS pixels, to two decimals; `0px` for a value that is not finite.
+    static func px(_ n: Double) -> String {
+        guard n.isFinite else { return "0px" }
+        // Past 1e15 there are no decimals to round, and `n * 100` could overflow.
+        return JSONValue.javaScriptNumber(n.magnitude < 1e15 ? (n * 100).rounded() / 100 : n) + "px"
+    }
 
     // MARK: Elements
 
@@ -262,7 +267,7 @@ struct HTMLRenderer: Sendable {
             if let s = v.stringValue {
                 if s == "auto" { return "auto" }
                 if s.hasSuffix("%"), Double(s.dropLast()) != nil { return s }
-                if let n = Double(s) { return px(n) }
+                if let n = Double(s), n.isFinite { return px(n) }
             }
             return nil
         }

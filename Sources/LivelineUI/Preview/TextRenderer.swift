@@ -340,7 +340,8 @@ struct TextRenderer {
     /// `██████░░░░` across `width`.
     static func bar(_ fraction: Double, width: Int) -> String {
         guard width > 0 else { return "" }
-        let filled = min(width, max(0, Int((fraction * Double(width)).rounded())))
+        let share = fraction.isFinite ? min(max(fraction, 0), 1) : 0
+        let filled = Int((share * Double(width)).rounded())
         return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 
@@ -394,7 +395,7 @@ struct TextRenderer {
         if values.count > room { values = (0..<room).map { mark.values[$0 * mark.values.count / room] } }
         let spark = values.map { v in
             let level = (v - low) / (high - low) * 7.999
-            return levels[level.isFinite ? min(7, max(0, Int(level))) : 0]
+            return levels[level.isFinite ? Int(min(7, max(0, level))) : 0]
         }
         return line("[chart] " + String(spark), width)
     }

@@ -34,14 +34,25 @@ public enum Brotli {
         return output
     }
 
-    /// The full decompressed size of a stream, decoding at most `cap` bytes; nil when corrupt
-    /// or larger than `cap`. Used to explain a failure of the bounded decoder.
-    public static func decompressedSize(_ input: [UInt8], cap: Int = 64 << 20) -> Int? {
-        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { return nil }
+    /// How much a stream inflates to, as far as `decompressedSize` decoded it.
+    public enum DecompressedSize: Sendable, Hashable {
+        /// The whole stream decoded to this many bytes.
+        case exactly(Int)
+        /// The stream was valid as far as it was decoded, but inflated past this many bytes.
+        case moreThan(Int)
+        /// The bytes are not a brotli stream (or end early).
+        case corrupt
+    }
+
+    /// The full decompressed size of a stream, decoding at most `cap` bytes (64 KiB at a time, never
+    /// holding more). Used to explain a failure of the bounded decoder: a corrupt stream and one that
+    /// inflates past `cap` (a brotli bomb) are told apart.
+    public static func decompressedSize(_ input: [UInt8], cap: Int = 64 << 20) -> DecompressedSize {
+        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { return .corrupt }
         defer { BrotliDecoderDestroyInstance(state) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var total = 0
-        return input.withUnsafeBufferPointer { inBuf -> Int? in
+        return input.withUnsafeBufferPointer { inBuf -> DecompressedSize in
             var availableIn = input.count
             var nextIn = inBuf.baseAddress
             while true {
@@ -51,11 +62,11 @@ public enum Brotli {
                     return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
                 }
                 total += chunk.count - availableOut
-                if total > cap { return nil }
+                if total > cap { return .moreThan(cap) }
                 switch result {
-                case BROTLI_DECODER_RESULT_SUCCESS: return total
+                case BROTLI_DECODER_RESULT_SUCCESS: return .exactly(total)
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
-                default: return nil
+                default: return .corrupt
                 }
             }
         }

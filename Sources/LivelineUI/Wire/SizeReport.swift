@@ -50,7 +50,7 @@ public struct SizeReport: Sendable {
                     return
                 }
                 guard let object = node.objectValue else { return }
-                let name = object["$r"] != nil ? "$r" : object["t"]?.numberValue.flatMap { Component(typeID: Int($0)) }?.rawValue ?? "?"
+                let name = object["$r"] != nil ? "$r" : WireReader.integer(object["t"]).flatMap(Component.init(typeID:))?.rawValue ?? "?"
                 let here: String
                 if let parent {
                     here = parent + " > " + label.replacingOccurrences(of: "#", with: name)

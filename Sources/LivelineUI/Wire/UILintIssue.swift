@@ -14,8 +14,15 @@ public struct UILintIssue: Sendable, Hashable, CustomStringConvertible {
         case compressionRatio = "compression-ratio"
         /// A color string the device cannot parse: the color is not applied.
         case invalidColor = "invalid-color"
-        /// `v` above 1: the device renders nothing.
+        /// `v` other than 1: the device renders nothing.
         case unsupportedVersion = "unsupported-version"
+        /// Over the 3345-byte budget (or too big for any encoding to fit it): the push cannot be sent.
+        case overBudget = "over-budget"
+        /// An entry of the stylesheet `s` that is not an object: the device drops it, and every later
+        /// style index names the wrong entry.
+        case stylesheetShift = "stylesheet-shift"
+        /// A region that shows nothing: `ls` missing or an empty array.
+        case emptyRegion = "empty-region"
     }
 
     /// The kind of issue.

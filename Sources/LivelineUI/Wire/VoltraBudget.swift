@@ -8,6 +8,31 @@ public enum VoltraBudget {
     public static let bodyLimit = 4096
     /// The device decoder inflates into a buffer of this many times the compressed size.
     public static let maxRatio = 8
+    /// The most brotli bytes whose base64 fits `base64Limit`: 2508.
+    public static let maxCompressedBytes = base64Limit / 4 * 3
+    /// The most payload JSON any UI within the budget can have, whatever its encoding: `maxRatio`
+    /// times `maxCompressedBytes`, 20,064 bytes. Past it, the base64 is over the budget or the device
+    /// cannot inflate the stream.
+    public static let maxJSONBytes = maxRatio * maxCompressedBytes
+
+    /// Throws, before anything is compressed, when `layout` cannot fit the budget in `mode`: it is
+    /// past `LayoutLimits`, or even its smallest payload JSON is over `maxJSONBytes`. Rendering the
+    /// JSON is cheap; compressing a large one (brotli quality 11) is what takes seconds.
+    ///
+    /// - Throws: `UIError` `.invalidLayout` (`LayoutLimits`) or `.overBudget`, naming the sizes.
+    public static func checkBeforeEncoding(_ layout: UILayout, mode: EncodingMode = .compact) throws(UIError) {
+        try LayoutLimits.check(layout)
+        let candidates = VoltraEncoder.candidates(layout, mode: mode)
+        guard let smallest = candidates.min(by: { $0.json.count < $1.json.count }), smallest.json.count > maxJSONBytes else { return }
+        let regions = smallest.root.filter { $0.key != "v" }.map { "\($0.key) \($0.value.serializedSize)" }
+        let which = mode == .compact ? "the smallest of its compact encodings" : "compatible mode"
+        throw UIError(.overBudget, """
+            UI JSON is \(smallest.json.count) bytes (\(which)), more than the \(maxJSONBytes) bytes any payload within the budget can hold: \(base64Limit) bytes of \
+            base64 carry \(maxCompressedBytes) compressed bytes, and the device inflates at most \(maxRatio)× that. Nothing \
+            was compressed. Reduce the UI.
+            JSON bytes by region: \(regions.joined(separator: ", "))
+            """)
+    }
 
     /// Throws when the base64 string is over 3345 bytes or the JSON is over 8× the compressed size.
     ///

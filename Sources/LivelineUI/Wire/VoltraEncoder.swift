@@ -18,25 +18,18 @@ public enum VoltraEncoder {
 
     /// Renders, compresses and base64-encodes `layout`. Does not check the budget: see `VoltraBudget`.
     public static func encode(_ layout: UILayout, mode: EncodingMode = .compact) -> EncodedUI {
-        let compatJSON = JSONValue.object(json(layout, mode: .compatible)).serialized()
-        let compat = EncodedUI(mode: .compatible, json: compatJSON, compressed: Brotli.compress(compatJSON), quality: 2)
+        let candidates = self.candidates(layout, mode: mode).map(\.json)
+        let compat = EncodedUI(mode: .compatible, json: candidates[0], compressed: Brotli.compress(candidates[0]), quality: 2)
         guard mode == .compact else { return compat }
-        var candidates: [[UInt8]] = [compatJSON]
-        let variants: [(WireRenderer.StyleSharing, WireRenderer.ElementSharing)] = [
-            (.structural, .identity), (.structural, .structural), (.inline, .structural),
-        ]
-        for (styles, elements) in variants {
-            var renderer = WireRenderer(styles: styles, elements: elements)
-            let bytes = JSONValue.object(renderer.render(layout)).serialized()
-            if !candidates.contains(bytes) { candidates.append(bytes) }
-        }
         // Every candidate at quality 2; quality 11 (about 40× slower) only for the two that are
         // smallest at quality 5, which ranks candidates the way 11 does at a fraction of the cost.
+        // A candidate over `maxJSONBytes` cannot fit, so it is not searched when another one can.
         var tried: [EncodedUI] = [compat]
         for bytes in candidates.dropFirst() {
             tried.append(EncodedUI(mode: .compact, json: bytes, compressed: Brotli.compress(bytes), quality: 2))
         }
-        let finalists = candidates.map { (json: $0, size: Brotli.compress($0, quality: 5).count) }
+        let hopeful = candidates.filter { $0.count <= VoltraBudget.maxJSONBytes }
+        let finalists = (hopeful.isEmpty ? candidates : hopeful).map { (json: $0, size: Brotli.compress($0, quality: 5).count) }
             .sorted { $0.size < $1.size }.prefix(2)
         for finalist in finalists {
             tried.append(EncodedUI(mode: .compact, json: finalist.json, compressed: Brotli.compress(finalist.json, quality: 11), quality: 11))
@@ -52,5 +45,23 @@ public enum VoltraEncoder {
         }
         return best.mode == .compact ? best
             : EncodedUI(mode: .compact, json: best.json, compressed: best.compressed, quality: best.quality)
+    }
+
+    /// The payload JSON variants `encode` chooses from in `mode`, the compatible one first, without
+    /// duplicates: the root object and its bytes.
+    static func candidates(_ layout: UILayout, mode: EncodingMode) -> [(root: JSONObject, json: [UInt8])] {
+        let compat = json(layout, mode: .compatible)
+        var candidates = [(root: compat, json: JSONValue.object(compat).serialized())]
+        guard mode == .compact else { return candidates }
+        let variants: [(WireRenderer.StyleSharing, WireRenderer.ElementSharing)] = [
+            (.structural, .identity), (.structural, .structural), (.inline, .structural),
+        ]
+        for (styles, elements) in variants {
+            var renderer = WireRenderer(styles: styles, elements: elements)
+            let root = renderer.render(layout)
+            let bytes = JSONValue.object(root).serialized()
+            if !candidates.contains(where: { $0.json == bytes }) { candidates.append((root, bytes)) }
+        }
+        return candidates
     }
 }

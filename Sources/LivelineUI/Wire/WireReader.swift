@@ -3,18 +3,33 @@ import LivelineCore
 /// Reads a payload v1 tree the way the Swift client does (§5.3 of the wire-format notes).
 struct WireReader {
     private var issues: [UILintIssue] = []
-    private var styles: [JSONValue] = []
+    /// The stylesheet as the device reads it: the objects of `s`, other entries dropped.
+    private var styles: [JSONObject] = []
+    /// Where each of `styles` is in `s`, for lint paths.
+    private var styleOrigins: [Int] = []
+    /// The number of entries in `s` as sent.
+    private var sentStyles = 0
     private var styleCache: [Int: UIStyle] = [:]
     private var shared: [JSONValue] = []
     private var sharedCache: [Int: UIElement?] = [:]
     private var resolving: Set<Int> = []
+    private var measure = LayoutLimits.Measure()
+
+    /// A JSON number that is an integer Swift's `Int` holds exactly (what the device's `JSONDecoder`
+    /// reads as `.int`), else nil. Input numbers go through this, never through `Int(_:)`, which
+    /// traps on 1e300.
+    static func integer(_ value: JSONValue?) -> Int? {
+        guard case .number(let n)? = value else { return nil }
+        return Int(exactly: n)
+    }
 
     mutating func read(_ value: JSONValue) throws(UIError) -> DecodedUI {
         var layout = UILayout()
         if let list = value.arrayValue {
             // Legacy: a root array is used for every region.
-            let content = RegionContent.fragment(nodes(list, path: "$"))
+            let content = RegionContent.fragment(try nodes(list, path: "$", depth: 1))
             for region in Region.allCases { layout.regions[region] = content }
+            try checkTotal(layout)
             return DecodedUI(layout: layout, issues: issues, version: 1, json: [])
         }
         guard let root = value.objectValue else {
@@ -23,32 +38,41 @@ struct WireReader {
         guard let versionValue = root["v"] else {
             throw UIError(.invalidPayload, "payload has no \"v\" (version); the device refuses it and drops the update")
         }
-        guard let version = versionValue.numberValue, version == version.rounded() else {
-            throw UIError(.invalidPayload, "payload \"v\" must be an integer, got \(versionValue.jsonString)")
+        // VoltraPayloadMigrator.swift:39 reads `v` with `intValue`: a number JSONDecoder does not
+        // decode as an Int (1.5, 1e300, -1e300) is no version at all, and the update is dropped.
+        guard let version = Self.integer(versionValue) else {
+            throw UIError(.invalidPayload, """
+                payload "v" must be an integer, got \(versionValue.jsonString); the device reads no version and drops \
+                the update
+                """)
         }
-        if version > 1 {
-            issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(JSONValue.javaScriptNumber(version)) is newer than 1; the device renders nothing"))
-            return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+        if version != 1 {
+            // VoltraPayloadMigrator.swift:44 renders a newer version empty, and :53 an older one, as
+            // there is no migration from it.
+            let relation = version > 1 ? "newer than 1" : "older than 1 (there is no migration from it)"
+            issues.append(UILintIssue(.unsupportedVersion, path: "v", "version \(version) is \(relation); the device renders nothing"))
+            return DecodedUI(layout: layout, issues: issues, version: version, json: [])
         }
-        styles = root["s"]?.arrayValue ?? []
+        readStylesheet(root["s"])
         shared = root["e"]?.arrayValue ?? []
-        if let s = root["s"], s.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(s.typeName); styles are ignored")) }
         if let e = root["e"], e.arrayValue == nil { issues.append(UILintIssue(.malformedNode, path: "e", "shared elements must be an array, got \(e.typeName)")) }
-        var rootCache: [Int: UIElement] = [:]
         for region in Region.allCases {
-            guard let value = root[region.wireKey] else { continue }
+            guard let value = root[region.wireKey] else {
+                if region == .lockScreen { issues.append(UILintIssue(.emptyRegion, path: "ls", "missing: the device shows nothing on the Lock Screen")) }
+                continue
+            }
             if let list = value.arrayValue {
-                layout.regions[region] = .fragment(nodes(list, path: region.wireKey))
-            } else if let element = node(value, path: region.wireKey) {
-                // The same `$r` in several regions is one element, as it was when encoded.
-                if case .number(let n)? = value["$r"], let cached = rootCache[Int(n)] {
-                    layout.regions[region] = .element(cached)
-                } else {
-                    if case .number(let n)? = value["$r"] { rootCache[Int(n)] = element }
-                    layout.regions[region] = .element(element)
+                // VoltraLiveActivityPayload.swift:78-82: an array is the region's nodes; none, nothing shown.
+                if list.isEmpty {
+                    issues.append(UILintIssue(.emptyRegion, path: region.wireKey, "an empty array: the device shows nothing in \(region.formPath)"))
                 }
+                layout.regions[region] = .fragment(try nodes(list, path: region.wireKey, depth: 1))
+            } else if let element = try node(value, path: region.wireKey, depth: 1) {
+                // The same `$r` in several regions resolves to one shared element, as it was when encoded.
+                layout.regions[region] = .element(element)
             }
         }
+        try checkTotal(layout)
         layout.lockScreenBackgroundTint = root["ls_background_tint"]?.stringValue
         layout.keylineTint = root["isl_keyline_tint"]?.stringValue
         for (key, tint) in [("ls_background_tint", layout.lockScreenBackgroundTint), ("isl_keyline_tint", layout.keylineTint)] {
@@ -56,41 +80,73 @@ struct WireReader {
                 issues.append(UILintIssue(.invalidColor, path: key, "\"\(tint)\" is not a color the device parses; the tint is not applied"))
             }
         }
-        return DecodedUI(layout: layout, issues: issues, version: Int(version), json: [])
+        return DecodedUI(layout: layout, issues: issues, version: version, json: [])
     }
 
-    private mutating func nodes(_ list: [JSONValue], path: String) -> [UIElement] {
-        list.enumerated().compactMap { node($0.element, path: "\(path)[\($0.offset)]") }
+    /// Reads `s` as VoltraLiveActivityPayload.swift:98 does, with `compactMap` over its objects: an
+    /// entry that is not an object (`null`, which Voltra's renderer writes for `style={null}`) is
+    /// dropped, and every later index then names the entry after the one meant.
+    private mutating func readStylesheet(_ value: JSONValue?) {
+        guard let value else { return }
+        guard let list = value.arrayValue else {
+            issues.append(UILintIssue(.malformedNode, path: "s", "stylesheet must be an array, got \(value.typeName); styles are ignored"))
+            return
+        }
+        sentStyles = list.count
+        for (index, entry) in list.enumerated() {
+            if let object = entry.objectValue {
+                styles.append(object)
+                styleOrigins.append(index)
+            } else {
+                issues.append(UILintIssue(.stylesheetShift, path: "s[\(index)]", """
+                    \(entry.typeName), not a style object: the device drops it from the stylesheet, so style index \
+                    \(index) and every later one resolve to a later entry than the one meant (or to none). Voltra's \
+                    renderer writes null for style={null}; Liveline's compact mode leaves such a style out.
+                    """))
+            }
+        }
     }
 
-    private mutating func node(_ value: JSONValue, path: String) -> UIElement? {
+    /// Throws when the regions together expand to more than `LayoutLimits.maxElements`.
+    private mutating func checkTotal(_ layout: UILayout) throws(UIError) {
+        var total = 0
+        for region in Region.allCases {
+            for element in layout.regions[region]?.elements ?? [] {
+                total = min(total + measure.size(of: element).elements, LayoutLimits.maxElements + 1)
+            }
+        }
+        if total > LayoutLimits.maxElements { throw UIError(.invalidPayload, LayoutLimits.elementsMessage(at: nil)) }
+    }
+
+    private mutating func nodes(_ list: [JSONValue], path: String, depth: Int) throws(UIError) -> [UIElement] {
+        var out: [UIElement] = []
+        for (i, item) in list.enumerated() {
+            if let element = try node(item, path: "\(path)[\(i)]", depth: depth) { out.append(element) }
+        }
+        return out
+    }
+
+    /// The element at `path`, `depth` levels down the expanded tree (1 for a region's root).
+    ///
+    /// Recursion follows the expanded tree, so it stops at `LayoutLimits.maxDepth`; shared elements
+    /// are read once and measured once, so a payload that expands exponentially is refused in time
+    /// linear in its size.
+    private mutating func node(_ value: JSONValue, path: String, depth: Int) throws(UIError) -> UIElement? {
         guard let object = value.objectValue else {
             issues.append(UILintIssue(.malformedNode, path: path, "expected a node object, got \(value.typeName); renders nothing"))
             return nil
         }
         if object.count == 1, let ref = object["$r"] {
-            guard let n = ref.numberValue, n == n.rounded(), n >= 0, Int(n) < shared.count else {
-                issues.append(UILintIssue(.badReference, path: path, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
-                return nil
-            }
-            let index = Int(n)
-            if let cached = sharedCache[index] { return cached }
-            guard !resolving.contains(index) else {
-                issues.append(UILintIssue(.badReference, path: path, "$r \(index) refers to itself; renders nothing"))
-                return nil
-            }
-            resolving.insert(index)
-            let element = node(shared[index], path: "e[\(index)]")
-            resolving.remove(index)
-            sharedCache[index] = element
-            return element
+            return try reference(ref, path: path, depth: depth)
         }
-        guard case .number(let t)? = object["t"], t == t.rounded() else {
+        guard depth <= LayoutLimits.maxDepth else { throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path)) }
+        // VoltraElement.swift:98: `t` must decode as an Int; 1.5 or 1e300 make no element.
+        guard let t = Self.integer(object["t"]) else {
             issues.append(UILintIssue(.malformedNode, path: path + ".t", "node type must be an integer, got \(object["t"]?.jsonString ?? "nothing"); renders nothing"))
             return nil
         }
-        guard let component = Component(typeID: Int(t)) else {
-            issues.append(UILintIssue(.unknownComponent, path: path + ".t", "unknown component id \(JSONValue.javaScriptNumber(t)); renders nothing"))
+        guard let component = Component(typeID: t) else {
+            issues.append(UILintIssue(.unknownComponent, path: path + ".t", "unknown component id \(t); renders nothing"))
             return nil
         }
         var id: JSONValue?
@@ -99,19 +155,66 @@ struct WireReader {
                 issues.append(UILintIssue(.malformedNode, path: path + ".i", "element id must be a string, got \(i.typeName); ignored"))
             }
         }
-        let children = self.children(object["c"], component: component, path: path + ".c")
+        let children = try self.children(object["c"], component: component, path: path + ".c", depth: depth + 1)
         var props: [UIProp] = []
         if let p = object["p"] {
             if let pObject = p.objectValue {
-                props = self.props(pObject, component: component, path: path + ".p")
+                props = try self.props(pObject, component: component, path: path + ".p", depth: depth + 1)
             } else {
                 issues.append(UILintIssue(.malformedNode, path: path + ".p", "props must be an object, got \(p.typeName); ignored"))
             }
         }
-        return UIElement(component, id: id, props: props, children: children)
+        let element = UIElement(component, id: id, props: props, children: children)
+        // Its children are measured already, so this looks at this element's own list only. (A text
+        // child given as a bare string becomes a Text one level further down.)
+        let size = measure.size(of: element)
+        if depth - 1 + size.depth > LayoutLimits.maxDepth { throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path)) }
+        if size.elements > LayoutLimits.maxElements { throw UIError(.invalidPayload, LayoutLimits.elementsMessage(at: path)) }
+        return element
     }
 
-    private mutating func children(_ value: JSONValue?, component: Component, path: String) -> UIChildren {
+    /// Resolves `{"$r": n}` to `e[n]` as VoltraNode.swift:42 does, reading each shared element once.
+    /// A chain of references (an entry of `e` that is itself a `$r`) is followed in a loop, not by
+    /// recursion, so its length does not matter; a cycle renders nothing.
+    private mutating func reference(_ first: JSONValue, path: String, depth: Int) throws(UIError) -> UIElement? {
+        var ref = first
+        var refPath = path
+        var chain: [Int] = []
+        var seen: Set<Int> = []
+        let element: UIElement?
+        while true {
+            // VoltraNode.swift:42: an `intValue` within `e`, else no reference (and no element).
+            guard let index = Self.integer(ref), index >= 0, index < shared.count else {
+                issues.append(UILintIssue(.badReference, path: refPath, "$r \(ref.jsonString) is outside e (\(shared.count) entries); renders nothing"))
+                element = nil
+                break
+            }
+            if let cached = sharedCache[index] { element = cached; break }
+            guard !resolving.contains(index), seen.insert(index).inserted else {
+                issues.append(UILintIssue(.badReference, path: refPath, "$r \(index) refers to itself; renders nothing"))
+                element = nil
+                break
+            }
+            chain.append(index)
+            if let object = shared[index].objectValue, object.count == 1, let next = object["$r"] {
+                ref = next
+                refPath = "e[\(index)]"
+                continue
+            }
+            resolving.formUnion(chain)
+            element = try node(shared[index], path: "e[\(index)]", depth: depth)
+            resolving.subtract(chain)
+            break
+        }
+        for index in chain { sharedCache[index] = element }
+        // Read once at one depth and used here at another: the expanded tree must still fit.
+        if let element, depth - 1 + measure.size(of: element).depth > LayoutLimits.maxDepth {
+            throw UIError(.invalidPayload, LayoutLimits.depthMessage(at: path))
+        }
+        return element
+    }
+
+    private mutating func children(_ value: JSONValue?, component: Component, path: String, depth: Int) throws(UIError) -> UIChildren {
         guard let value else { return .none }
         switch value {
         case .string(let s):
@@ -122,7 +225,16 @@ struct WireReader {
         case .bool(let b):
             return component == .text ? .text(String(b)) : .single(UIElement(.text, children: .text(String(b))))
         case .null: return .none
-        case .object: return node(value, path: path).map(UIChildren.single) ?? .none
+        case .object where component == .text, .array where component == .text:
+            // VoltraText.swift:15 shows its children only when they are one string (a VoltraNode
+            // `.text`); an array becomes a VoltraNode `.array` (VoltraNode.swift:37-39) and a node an
+            // `.element`, so the Text is empty.
+            issues.append(UILintIssue(.malformedNode, path: path, """
+                Text children are \(value.arrayValue != nil ? "an array" : "a node"), not a string: the device shows \
+                an empty Text. Join the text into one string.
+                """))
+            return .none
+        case .object: return try node(value, path: path, depth: depth).map(UIChildren.single) ?? .none
         case .array(let list):
             var out: [UIElement] = []
             for (i, item) in list.enumerated() {
@@ -131,18 +243,14 @@ struct WireReader {
                 case .number(let n): out.append(UIElement(.text, children: .text(JSONValue.javaScriptNumber(n))))
                 case .bool(let b): out.append(UIElement(.text, children: .text(String(b))))
                 case .string, .null: continue
-                default: if let e = node(item, path: "\(path)[\(i)]") { out.append(e) }
+                default: if let e = try node(item, path: "\(path)[\(i)]", depth: depth) { out.append(e) }
                 }
-            }
-            if component == .text {
-                // Text with an array: the device joins the text of its entries.
-                return .text(out.compactMap { if case .text(let s) = $0.children { s } else { nil } }.joined())
             }
             return .list(out)
         }
     }
 
-    private mutating func props(_ object: JSONObject, component: Component, path: String) -> [UIProp] {
+    private mutating func props(_ object: JSONObject, component: Component, path: String, depth: Int) throws(UIError) -> [UIProp] {
         var props: [UIProp] = []
         var wrong: [String] = []
         let types = component.parameterTypes
@@ -159,8 +267,10 @@ struct WireReader {
             }
             if Component.componentProps.contains(name) {
                 switch member.value {
-                case .object: if let e = node(member.value, path: "\(path).\(member.key)") { props.append(UIProp(name, .element(e))) }
-                case .array(let list): props.append(UIProp(name, .elements(nodes(list, path: "\(path).\(member.key)"))))
+                case .object:
+                    if let e = try node(member.value, path: "\(path).\(member.key)", depth: depth) { props.append(UIProp(name, .element(e))) }
+                case .array(let list):
+                    props.append(UIProp(name, .elements(try nodes(list, path: "\(path).\(member.key)", depth: depth))))
                 default: props.append(UIProp(name, .value(member.value)))
                 }
                 continue
@@ -180,21 +290,19 @@ struct WireReader {
     private mutating func style(_ value: JSONValue, path: String) -> UIStyle? {
         switch value {
         case .number(let n):
-            guard n == n.rounded(), n >= 0, Int(n) < styles.count else {
-                issues.append(UILintIssue(.badReference, path: path, "style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries); no style"))
+            // VoltraElement.swift:62-66: an `intValue` within the stylesheet the device kept (its
+            // objects), else no style.
+            guard let index = Self.integer(value), index >= 0, index < styles.count else {
+                let dropped = styles.count == sentStyles ? "" : " once the device drops what is not an object"
+                issues.append(UILintIssue(.badReference, path: path, """
+                    style index \(JSONValue.javaScriptNumber(n)) is outside s (\(styles.count) entries\(dropped)); no style
+                    """))
                 return nil
             }
-            let index = Int(n)
             if let cached = styleCache[index] { return cached }
-            let entry = styles[index]
-            let style: UIStyle
-            if let object = entry.objectValue {
-                for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(index)].\(member.key)") }
-                style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
-            } else {
-                if entry != .null { issues.append(UILintIssue(.malformedNode, path: "s[\(index)]", "style entry must be an object, got \(entry.typeName)")) }
-                style = UIStyle(nil)
-            }
+            let object = styles[index]
+            for member in object { checkColor(ShortNames.expand(member.key), member.value, path: "s[\(styleOrigins[index])].\(member.key)") }
+            let style = UIStyle(JSONObject(object.members.map { .init(key: ShortNames.expand($0.key), value: $0.value) }))
             styleCache[index] = style
             return style
         case .object(let object):

@@ -15,6 +15,8 @@ struct WireRenderer {
     private var stylesheet: [JSONValue] = []
     private var styleIndexByIdentity: [ObjectIdentifier: Int] = [:]
     private var styleIndexByValue: [JSONValue: Int] = [:]
+    /// The one index every `style: null` shares in compatibility mode.
+    private var nullStyleIndex: Int?
     private var shared: [JSONValue] = []
     private var sharedIndex: [AnyHashable: Int] = [:]
     private var duplicates: Set<AnyHashable> = []
@@ -82,6 +84,11 @@ struct WireRenderer {
         var props = JSONObject()
         var hasProps = false
         for prop in element.props {
+            // `style: null` (a style without properties): Voltra writes `null` into `s`, which the
+            // device drops, shifting every later index (VoltraLiveActivityPayload.swift:98). Compact
+            // mode never writes a non-object into `s`: it leaves the prop out, which the device
+            // renders the same (no style).
+            if case .style(let style) = prop.value, style.properties == nil, styleSharing != .identity { continue }
             hasProps = true
             let key = ShortNames.shorten(prop.name)
             switch prop.value {
@@ -107,6 +114,15 @@ struct WireRenderer {
         case .inline:
             return wire
         case .identity:
+            // Voltra's stylesheet registry is a JavaScript Map keyed by the style value
+            // (stylesheet-registry.ts:39-49): every `null` is one key, so every `style: null` shares
+            // one entry, where distinct style objects get one each.
+            if style.properties == nil {
+                if let index = nullStyleIndex { return .number(Double(index)) }
+                stylesheet.append(.null)
+                nullStyleIndex = stylesheet.count - 1
+                return .number(Double(stylesheet.count - 1))
+            }
             if let index = styleIndexByIdentity[ObjectIdentifier(style)] { return .number(Double(index)) }
             stylesheet.append(wire)
             styleIndexByIdentity[ObjectIdentifier(style)] = stylesheet.count - 1

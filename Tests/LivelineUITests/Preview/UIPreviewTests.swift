@@ -234,13 +234,17 @@ import Testing
         #expect(html.count < 20_000)
     }
 
-    @Test("a tree 900 levels deep (chained shared elements) is drawn")
+    @Test("a tree as deep as the limit (chained shared elements) is drawn; 900 levels are refused when decoded")
     func deepTree() throws {
-        let entries = (0..<900).map { $0 < 899 ? #"{"t":11,"c":{"$r":\#($0 + 1)}}"# : #"{"t":0,"c":"deep"}"# }
-        let decoded = try VoltraDecoder.decode(json: Array(#"{"v":1,"ls":{"$r":0},"e":[\#(entries.joined(separator: ","))]}"#.utf8))
+        func payload(_ levels: Int) -> [UInt8] {
+            let entries = (0..<levels).map { $0 < levels - 1 ? #"{"t":11,"c":{"$r":\#($0 + 1)}}"# : #"{"t":0,"c":"deep"}"# }
+            return Array(#"{"v":1,"ls":{"$r":0},"e":[\#(entries.joined(separator: ","))]}"#.utf8)
+        }
+        let decoded = try VoltraDecoder.decode(json: payload(LayoutLimits.maxDepth))
         let preview = UIPreview(now: Self.departure)
         #expect(preview.lines(.lockScreen, of: decoded.layout) == ["deep"])
         #expect(preview.html(decoded.layout).contains(">deep<"))
+        #expect(throws: UIError(.invalidPayload, LayoutLimits.depthMessage(at: "e[64]"))) { try VoltraDecoder.decode(json: payload(900)) }
     }
 
     @Test("the supplemental small family is drawn with all, not with lock or island")

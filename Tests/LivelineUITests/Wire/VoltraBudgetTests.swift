@@ -70,4 +70,74 @@ import Testing
         #expect(compact.compressed.count <= compat.compressed.count)
         #expect(throws: UIError.self) { try VoltraBudget.check(compact) }
     }
+
+    /// A JSON-form Text of `count` pseudo-random hex digits: about `count` bytes of payload JSON that
+    /// brotli cannot shrink much.
+    static func noiseForm(_ count: Int) -> [UInt8] {
+        Array(#"{"lockScreen":{"type":"VStack","children":[{"type":"Text","children":"\#(noise(count, seed: 4))"}]},"island":{"minimal":{"type":"Text","children":"x"}}}"#.utf8)
+    }
+
+    @Test func theLargestJSONThatCanFitIsEightTimesTheCompressedBytesBase64Allows() {
+        #expect(VoltraBudget.maxCompressedBytes == 2508)
+        #expect(Data(count: 2508).base64EncodedString().count == 3344 && Data(count: 2509).base64EncodedString().count == 3348)
+        #expect(VoltraBudget.maxJSONBytes == 20_064)
+    }
+
+    /// A layout whose JSON alone is past what any payload within the budget holds is refused before
+    /// brotli runs (quality 11 on megabytes takes seconds), naming the sizes by region.
+    @Test(arguments: EncodingMode.allCases)
+    func aLayoutWhoseJSONCannotFitIsRefusedBeforeCompressing(mode: EncodingMode) throws {
+        let layout = try LayoutForm.parse(Self.noiseForm(100_000))
+        let json = VoltraEncoder.candidates(layout, mode: mode).map(\.json.count).min()!
+        #expect(json > 100_000)
+        let which = mode == .compact ? "the smallest of its compact encodings" : "compatible mode"
+        #expect {
+            try VoltraAttributes.ContentState(layout: layout, mode: mode)
+        } throws: { error in
+            guard let error = error as? UIError, error.code == .overBudget else { return false }
+            return error.message.hasPrefix("UI JSON is \(json) bytes (\(which)), more than the 20064 bytes any payload within the budget can hold")
+                && error.message.contains("Nothing was compressed.")
+                && error.message.hasSuffix("JSON bytes by region: ls \(json - 39), isl_min 15")
+        }
+        // Just under the limit, the layout is compressed and refused by the budget itself.
+        let near = try LayoutForm.parse(Self.noiseForm(19_000))
+        try VoltraBudget.checkBeforeEncoding(near, mode: mode)
+        #expect(throws: UIError.self) { try VoltraAttributes.ContentState(layout: near, mode: mode) }
+    }
+
+    /// More than 4 MiB of layout text is refused before it is parsed.
+    @Test func aLayoutTextOverFourMegabytesIsRefusedBeforeParsing() {
+        let text = Array(#"{"lockScreen":{"type":"Text","children":"\#(String(repeating: "a", count: 5 << 20))"}}"#.utf8)
+        #expect {
+            try LayoutForm.parse(text)
+        } throws: { error in
+            guard let error = error as? UIError, error.code == .overBudget else { return false }
+            return error.message.hasPrefix("layout is \(text.count) bytes of JSON, over the limit of 4194304 bytes")
+                && error.message.contains("at most 20064 bytes of payload JSON for 3345 bytes of base64); nothing was parsed.")
+        }
+    }
+
+    /// `ui decode` showed a uiJsonData string over the budget without a word.
+    @Test func decodingAStringOverTheBudgetWarns() throws {
+        let encoded = VoltraEncoder.encode(Self.bigLayout(), mode: .compatible)
+        let linted = try VoltraDecoder.lint(base64: encoded.base64)
+        let issue = try #require(linted.issues.first)
+        #expect(issue.kind == .overBudget && issue.path == "uiJsonData")
+        #expect(issue.message.hasPrefix("\(encoded.base64.count) bytes of base64, over the budget of 3345 bytes"))
+        // Within the budget: no warning.
+        #expect(try VoltraDecoder.lint(base64: VoltraEncoder.encode(SpecVectors.all[1].layout).base64).issues.isEmpty)
+    }
+
+    @Test func decodingAPayloadJSONThatCannotBeSentWarns() throws {
+        let huge = VoltraEncoder.encode(try LayoutForm.parse(Self.noiseForm(30_000)), mode: .compatible).json
+        let tooLong = try #require(try VoltraDecoder.lint(json: huge).issues.first)
+        #expect(tooLong.kind == .overBudget)
+        #expect(tooLong.message.hasPrefix("JSON is \(huge.count) bytes, more than the 20064 bytes any payload within the budget can hold"))
+        let noisy = VoltraEncoder.encode(try LayoutForm.parse(Self.noiseForm(8_000)), mode: .compatible).json
+        let incompressible = try #require(try VoltraDecoder.lint(json: noisy).issues.first)
+        #expect(incompressible.kind == .overBudget)
+        #expect(incompressible.message.hasPrefix("JSON is \(noisy.count) bytes, "))
+        #expect(incompressible.message.contains("bytes of base64 even at brotli quality 11, over the budget of 3345 bytes"))
+        #expect(try VoltraDecoder.lint(json: Array(SpecVectors.rideJSON.utf8)).issues.isEmpty)
+    }
 }

@@ -74,6 +74,89 @@ import Testing
         }
     }
 
+    /// VoltraPayloadMigrator.swift:39 reads `v` with `intValue`; a number JSONDecoder does not decode as
+    /// an Int is no version, and the device drops the update. `Int(1e300)` used to trap here.
+    @Test(arguments: [
+        ("1e300", "1e+300"), ("-1e300", "-1e+300"), ("1.5", "1.5"), ("1e19", "10000000000000000000"),
+        ("-9.3e18", "-9300000000000000000"),
+    ])
+    func aVersionThatIsNotAnIntIsAnErrorNamingIt(version: String, printed: String) {
+        #expect {
+            try VoltraDecoder.decode(json: Array(#"{"v":\#(version),"ls":{"t":0,"c":"x"}}"#.utf8))
+        } throws: { error in
+            guard let error = error as? UIError else { return false }
+            return error.code == .invalidPayload
+                && error.message.hasPrefix(#"payload "v" must be an integer, got \#(printed); the device reads no version"#)
+        }
+    }
+
+    /// JSON has no NaN or Infinity; the nearest is a number out of Double's range, refused by the parser.
+    @Test(arguments: ["1e400", "-1e400"])
+    func aVersionOutOfDoubleRangeIsNotJSON(version: String) {
+        #expect {
+            try VoltraDecoder.decode(json: Array(#"{"v":\#(version),"ls":{"t":0,"c":"x"}}"#.utf8))
+        } throws: { error in
+            guard let error = error as? UIError else { return false }
+            return error.code == .invalidPayload && error.message.hasPrefix("uiJsonData does not hold JSON: invalid JSON at line 1")
+                && error.message.hasSuffix("number \(version) is out of range")
+        }
+    }
+
+    /// VoltraPayloadMigrator.swift:44 and :53: a version newer than 1, or older with no migration, renders nothing.
+    @Test(arguments: [(2, "newer than 1"), (0, "older than 1"), (-7, "older than 1")])
+    func aVersionOtherThanOneRendersNothing(version: Int, relation: String) throws {
+        let decoded = try VoltraDecoder.decode(json: Array(#"{"v":\#(version),"ls":{"t":0,"c":"x"}}"#.utf8))
+        #expect(decoded.version == version)
+        #expect(decoded.layout.regions.isEmpty)
+        #expect(decoded.issues.map(\.description) == ["v: version \(version) is \(relation)\(version < 1 ? " (there is no migration from it)" : ""); the device renders nothing [unsupported-version]"])
+    }
+
+    /// Type ids, references and style indices that are numbers but not Ints (VoltraElement.swift:98,
+    /// VoltraNode.swift:42, VoltraElement.swift:62) name nothing on the device; each used to trap in `Int(_:)`.
+    @Test(arguments: [
+        (#"{"v":1,"ls":{"t":1e300}}"#, "ls.t: node type must be an integer, got 1e+300; renders nothing [malformed-node]"),
+        (#"{"v":1,"ls":{"t":-1e300}}"#, "ls.t: node type must be an integer, got -1e+300; renders nothing [malformed-node]"),
+        (#"{"v":1,"ls":{"t":0.5}}"#, "ls.t: node type must be an integer, got 0.5; renders nothing [malformed-node]"),
+        (#"{"v":1,"ls":{"$r":1e300},"e":[{"t":0}]}"#, "ls: $r 1e+300 is outside e (1 entries); renders nothing [bad-reference]"),
+        (#"{"v":1,"ls":{"t":11,"c":[{"$r":-1e300}]},"e":[{"t":0}]}"#, "ls.c[0]: $r -1e+300 is outside e (1 entries); renders nothing [bad-reference]"),
+        (#"{"v":1,"ls":{"$r":0.5},"e":[{"t":0}]}"#, "ls: $r 0.5 is outside e (1 entries); renders nothing [bad-reference]"),
+        (#"{"v":1,"ls":{"t":0,"c":"x","p":{"s":1e300}},"s":[{"c":"red"}]}"#, "ls.p.s: style index 1e+300 is outside s (1 entries); no style [bad-reference]"),
+        (#"{"v":1,"ls":{"t":0,"c":"x","p":{"s":-1e300}},"s":[{"c":"red"}]}"#, "ls.p.s: style index -1e+300 is outside s (1 entries); no style [bad-reference]"),
+    ])
+    func numbersThatAreNotIntsNameNothing(json: String, issue: String) throws {
+        let decoded = try VoltraDecoder.decode(json: Array(json.utf8))
+        #expect(decoded.issues.map(\.description) == [issue])
+        #expect(decoded.layout[.lockScreen]?.prop("style") == nil)
+    }
+
+    /// A valid stream that inflates past the decoder's output limit was reported as "not a brotli stream".
+    @Test func aBrotliBombIsReportedAsOneWithItsRatio() throws {
+        let bomb = Brotli.compress([UInt8](repeating: 0x20, count: 100_000_000), quality: 2)
+        #expect(bomb.count < 300)   // 269 bytes at quality 2 for 100 MB
+        #expect(Brotli.decompressedSize(bomb) == .moreThan(64 << 20))
+        #expect(Brotli.decompressedSize(Array(bomb.dropLast(bomb.count / 2))) == .corrupt)
+        #expect(Brotli.decompressedSize(Brotli.compress(Array("{}".utf8))) == .exactly(2))
+        let message = """
+            uiJsonData inflates to more than 67108864 bytes, the output limit of this decoder, from \(bomb.count) compressed \
+            bytes: a ratio over \((64 << 20) / bomb.count):1. The device's decoder stops at 8× (\(8 * bomb.count) bytes) and \
+            drops the update.
+            """
+        let base64 = Data(bomb).base64EncodedString()
+        #expect(throws: UIError(.compressionRatio, message)) { try VoltraDecoder.decode(base64: base64) }
+        #expect(throws: UIError(.compressionRatio, message)) { try VoltraDecoder.lint(base64: base64) }
+    }
+
+    /// VoltraLiveActivityPayload.swift:78-82: a region array is its list of nodes; an empty one shows nothing.
+    @Test(arguments: [
+        (#"{"v":1,"ls":[]}"#, ["ls: an empty array: the device shows nothing in lockScreen [empty-region]"]),
+        (#"{"v":1}"#, ["ls: missing: the device shows nothing on the Lock Screen [empty-region]"]),
+        (#"{"v":1,"ls":{"t":0,"c":"x"},"isl_min":[]}"#, ["isl_min: an empty array: the device shows nothing in island.minimal [empty-region]"]),
+    ])
+    func anEmptyLockScreenWarns(json: String, issues: [String]) throws {
+        let decoded = try VoltraDecoder.decode(json: Array(json.utf8))
+        #expect(decoded.issues.map(\.description) == issues)
+    }
+
     @Test func refusesJSONOverEightTimesTheCompressedSizeAndLintExplains() throws {
         let items = (0..<400).map { _ in #"{"t":17}"# }.joined(separator: ",")
         let json = Array(#"{"v":1,"ls":{"t":11,"c":[\#(items)]}}"#.utf8)
