@@ -219,13 +219,14 @@ struct UICommandTests {
     func invalidUTF8(bad: [UInt8], label: String) async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // The parser reports the column just after the string's closing quote.
+        // The parser reports the column of the first byte that is not UTF-8.
         let layoutText = Array(#"{"lockScreen":{"type":"Text","children":"a"#.utf8), payloadText = Array(#"{"v":1,"ls":{"t":0,"c":"a"#.utf8)
         let layout = dir.appendingPathComponent("layout.json")
         try Data(layoutText + bad + Array(#""}}"#.utf8)).write(to: layout)
         let payload = dir.appendingPathComponent("wire.json")
         try Data(payloadText + bad + Array(#""}}"#.utf8)).write(to: payload)
-        let (layoutColumn, payloadColumn) = (layoutText.count + bad.count + 2, payloadText.count + bad.count + 2)
+        let (layoutColumn, payloadColumn) = (layoutText.count + 1, payloadText.count + 1)
+        let byte = "byte 0x" + String(bad[0], radix: 16, uppercase: true)
         let runs: [(args: [String], column: Int)] = [
             (["lint", layout.path], layoutColumn), (["ui", "encode", layout.path], layoutColumn),
             (["ui", "size", layout.path], layoutColumn), (["ui", "preview", layout.path], layoutColumn),
@@ -234,7 +235,7 @@ struct UICommandTests {
         for run in runs {
             let result = try await CLI.run(run.args)
             #expect(result.status == 1, "\(label): \(run.args)")
-            #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("invalid JSON at line 1, column \(run.column): string is not valid UTF-8"),
+            #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("invalid JSON at line 1, column \(run.column): invalid UTF-8 in a string (\(byte))"),
                     "\(label): \(run.args): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(label): \(run.args)")
         }
