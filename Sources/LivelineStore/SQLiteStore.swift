@@ -129,7 +129,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     func pushToStartToken(deviceID: String, attributesType: String) throws -> TokenRecord? {
         try db.queryOne("SELECT * FROM push_to_start_tokens WHERE device_id = ? AND attributes_type = ?", [.text(deviceID), .text(attributesType)]).map {
-            TokenRecord(scope: $0.string("attributes_type") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
+            tokenRecord($0, scope: "attributes_type")
         }
     }
 
@@ -145,15 +145,11 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func activityTokens(activityID: String) throws -> [TokenRecord] {
-        try db.query("SELECT * FROM activity_tokens WHERE activity_id = ? ORDER BY device_id", [.text(activityID)]).map {
-            TokenRecord(scope: $0.string("activity_id") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
-        }
+        try db.query("SELECT * FROM activity_tokens WHERE activity_id = ? ORDER BY device_id", [.text(activityID)]).map { tokenRecord($0, scope: "activity_id") }
     }
 
     func activityToken(activityID: String, deviceID: String) throws -> TokenRecord? {
-        try db.queryOne("SELECT * FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]).map {
-            TokenRecord(scope: $0.string("activity_id") ?? "", deviceID: $0.string("device_id") ?? "", token: $0.string("token") ?? "", registeredAt: date($0, "registered_at"))
-        }
+        try db.queryOne("SELECT * FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]).map { tokenRecord($0, scope: "activity_id") }
     }
 
     func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)] {
@@ -161,9 +157,7 @@ struct SQLiteTransaction: StoreTransaction {
             SELECT t.activity_id, t.device_id, t.token, t.registered_at, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
             FROM activity_tokens t LEFT JOIN devices d ON d.device_id = t.device_id WHERE t.activity_id = ? ORDER BY t.device_id
             """, [.text(activityID)]).map { row in
-            let token = TokenRecord(scope: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
-            let device = row.string("ios_version") == nil ? nil : deviceRecord(row)
-            return (token, device)
+            (tokenRecord(row, scope: "activity_id"), row.string("ios_version") == nil ? nil : deviceRecord(row))
         }
     }
 
@@ -386,6 +380,11 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     // MARK: Helpers
+
+    /// A token row; `scope` names the column holding the attributes type or the activity id.
+    private func tokenRecord(_ row: SQLiteRow, scope: String) -> TokenRecord {
+        TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
+    }
 
     private func count(_ sql: String, _ bindings: [SQLiteValue]) throws -> Int {
         try db.queryOne(sql, bindings)?.int("n") ?? 0
