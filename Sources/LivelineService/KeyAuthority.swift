@@ -7,6 +7,8 @@ import Synchronization
 /// constant time; and a token-bucket rate limit per key.
 public final class KeyAuthority: Sendable {
     private let buckets = Mutex([String: (tokens: Double, at: ContinuousClock.Instant)]())
+    /// Keys already looked up, by hash (keys are never deleted, so an entry cannot go stale).
+    private let known = Mutex([String: APIKeyRecord]())
     let rate: Double
     let burst: Double
 
@@ -25,7 +27,19 @@ public final class KeyAuthority: Sendable {
     public static func hash(_ secret: String) -> String { Digest.hex(Digest.sha256(Array(secret.utf8))) }
 
     /// The key record for an `Authorization: Bearer …` value, or an error that never repeats the value.
-    static func authenticate(_ header: String?, in tx: any StoreTransaction) throws -> APIKeyRecord {
+    func authenticate(_ header: String?, store: any Store) throws -> APIKeyRecord {
+        let presented = try Self.presentedHash(header)
+        if let record = known.withLock({ $0[presented] }) { return record }
+        let record = try store.write { tx in try tx.key(hash: presented) }
+        guard let record, Digest.constantTimeEqual(Array(record.hash.utf8), Array(presented.utf8)) else {
+            throw APIError(401, "unauthorized", "unknown API key")
+        }
+        known.withLock { if $0.count < 10_000 { $0[presented] = record } }
+        return record
+    }
+
+    /// The SHA-256 of the key in an `Authorization: Bearer …` value.
+    static func presentedHash(_ header: String?) throws(APIError) -> String {
         guard let header, !header.isEmpty else {
             throw APIError(401, "unauthorized", "missing 'Authorization: Bearer <key>' header")
         }
@@ -33,12 +47,7 @@ public final class KeyAuthority: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
             throw APIError(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
         }
-        let presented = hash(String(parts[1]).trimmingCharacters(in: .whitespaces))
-        guard let record = try tx.key(hash: presented),
-              Digest.constantTimeEqual(Array(record.hash.utf8), Array(presented.utf8)) else {
-            throw APIError(401, "unauthorized", "unknown API key")
-        }
-        return record
+        return hash(String(parts[1]).trimmingCharacters(in: .whitespaces))
     }
 
     /// Takes one request from the key's bucket; `nil` when allowed, else seconds until one is free.

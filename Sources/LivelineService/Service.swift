@@ -104,7 +104,7 @@ public final class Service: Sendable {
     private func run(_ route: Route, _ request: HTTPRequest, _ params: [String: String]) async throws -> HTTPResponse {
         var key: APIKeyRecord?
         if let scope = route.scope {
-            let record = try store.write { try KeyAuthority.authenticate(request.header("authorization"), in: $0) }
+            let record = try keys.authenticate(request.header("authorization"), store: store)
             if scope == .admin && record.scope != .admin {
                 throw APIError(403, "forbidden", "\(route.method) \(route.pattern) needs an admin key; this is an app key (it can register and delete tokens)")
             }
