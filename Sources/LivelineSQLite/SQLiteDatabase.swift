@@ -52,6 +52,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
         public var foreignKeys = true
         /// Open with `SQLITE_OPEN_READONLY`; the file must exist.
         public var readOnly = false
+        /// `PRAGMA locking_mode=EXCLUSIVE`, set before WAL: the connection holds the file's lock from
+        /// its first access until it closes, so no other connection or process can use the file, and
+        /// SQLite skips the shared-memory index and most file locking on each commit.
+        /// https://www.sqlite.org/pragma.html#pragma_locking_mode
+        public var exclusive = false
 
         public init() {}
     }
@@ -114,6 +119,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
         let milliseconds = seconds >= Int64(Int32.max) / 1000 ? Int64(Int32.max) : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         try check(sqlite3_busy_timeout(db, Int32(milliseconds)), db, "setting the busy timeout")
         try check(liveline_sqlite3_disable_double_quoted_strings(db), db, "turning off double-quoted strings")
+        if options.exclusive {
+            _ = try pragma("PRAGMA locking_mode=EXCLUSIVE", db)
+        }
         if options.journalModeWAL && !options.readOnly {
             let mode = try pragma("PRAGMA journal_mode=WAL", db)?.lowercasedASCII
             let inMemory = path == ":memory:" || path.isEmpty

@@ -14,17 +14,26 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         location = path
         var options = SQLiteDatabase.Options()
         options.synchronous = synchronous
+        // One service instance per file: the lock enforces it, and commits skip shared memory.
+        options.exclusive = true
+        options.busyTimeout = .seconds(1)
         do {
             database = try SQLiteDatabase(path: path, options: options)
         } catch {
+            if error.isBusy { throw Self.inUse(path) }
             throw StoreError("cannot open the database '\(path)': \(error.message)", isUnavailable: true)
         }
         do {
             try database.migrate(Migrations.sqlite)
         } catch {
             database.close()
+            if error.isBusy { throw Self.inUse(path) }
             throw StoreError("cannot migrate the database '\(path)': \(error.message)")
         }
+    }
+
+    private static func inUse(_ path: String) -> StoreError {
+        StoreError("the database '\(path)' is in use by another process (another liveline serve?): one instance per SQLite file; several instances need PostgreSQL", isUnavailable: true)
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {

@@ -139,6 +139,23 @@ struct SQLiteStoreTests {
         #expect(try again.write { try $0.activityTokens(activityID: "a1") }.count == 2)
     }
 
+    @Test("a second store on the same file is refused: one instance per SQLite file")
+    func oneInstance() throws {
+        let (s, d) = try makeStore()
+        defer { s.close(); try? FileManager.default.removeItem(atPath: d) }
+        try StoreContract.seed(s)
+        do {
+            let other = try SQLiteStore(path: d + "/test.db")
+            other.close()
+            Issue.record("a second store opened the file")
+        } catch {
+            #expect(error.message.contains("is in use by another process"))
+            #expect(error.message.contains(d + "/test.db"))
+        }
+        // The first store still works.
+        #expect(try s.write { try $0.activityTokens(activityID: "a1") }.count == 2)
+    }
+
     @Test("a database in a missing directory is refused with its path")
     func missingDirectory() {
         do {
