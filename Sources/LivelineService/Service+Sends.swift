@@ -190,6 +190,9 @@ extension Service {
         if let last = activity.lastTimestamp, Double(ReferenceDate.unixSeconds(timestamp)) <= Double(ReferenceDate.unixSeconds(last)) {
             timestamp = last.addingTimeInterval(1)
         }
+        if event == .update, let ends = activity.endedAt, ReferenceDate.unixSeconds(timestamp) >= ReferenceDate.unixSeconds(ends) {
+            throw APIError.conflict("activity \(activityID) ends at \(ISODate.string(ends)); this update would arrive after its end")
+        }
         let push = LiveActivityPush(event: event, timestamp: timestamp, contentState: state, alert: alert, staleDate: staleDate,
                                     relevanceScore: relevance, dismissal: dismissal)
 
@@ -225,8 +228,13 @@ extension Service {
             let inserted = try tx.insertSend(SendRecord(activityID: activityID, event: event.rawValue, bundleID: activity.bundleID, body: checked.bytes, createdAt: c.now),
                                              deliveries: deliveries, now: c.now)
             var updated = activity
-            updated.lastTimestamp = timestamp
-            if event == .end { updated.endedAt = sendAt }
+            if event == .end {
+                updated.endedAt = sendAt
+                // A scheduled end keeps the last timestamp: updates until then must stay older than it.
+                if sendAt <= c.now { updated.lastTimestamp = timestamp }
+            } else {
+                updated.lastTimestamp = timestamp
+            }
             try tx.upsertActivity(updated)
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": .string(event.rawValue), "sendID": .number(Double(inserted.id)),

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineService
 import LivelineSimulator
+import LivelineStore
 import Testing
 
 @Suite("Service: the flight tracker's flow over HTTP")
@@ -155,6 +156,45 @@ struct ServiceFlowTests {
         #expect(other.errorCode == "idempotency-key-reused")
         let settled = try await f.settled("flight-5")
         #expect(settled.json["deliveries"]?.arrayValue?.filter { $0["event"] == "update" }.count == 1)
+    }
+
+    @Test("an end at a given time waits in the outbox until then; updates after it are refused")
+    func scheduledEnd() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        try await f.startAndRegister("flight-11", phones: ["phone-1"])
+        let at = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let end = try await f.admin.call("POST", "/v1/activities/flight-11/end", json: ["contentState": ServiceFixture.state(status: "landed"), "at": .string(ISO8601DateFormatter().string(from: at))])
+        #expect(end.status == 202, "\(end.json)")
+        #expect(end.json["scheduledFor"] != nil)
+        let waiting = try await f.admin.call("GET", "/v1/activities/flight-11")
+        let row = try #require(waiting.json["deliveries"]?.arrayValue?.first { $0["event"] == "end" })
+        #expect(row["state"] == "queued")
+        #expect(row["nextAttemptAt"] != nil)
+        #expect(f.deviceActivity("flight-11", on: "phone-1")?.state == .active)
+        // An update before the end is still allowed; one after it is not.
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-11/update", json: ["contentState": ServiceFixture.state(gate: "Z9")]).status == 202)
+        let settled = try await f.settled("flight-11")
+        #expect(settled.json["final"] == true)
+        #expect(Date() >= at)
+        #expect(f.deviceActivity("flight-11", on: "phone-1")?.state != .active)
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-11/update", json: ["contentState": ServiceFixture.state()]).status == 409)
+    }
+
+    @Test("the service stops sending to an activity 8 hours after it started")
+    func eightHours() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        try f.server.store.write { tx in
+            try tx.upsertActivity(ActivityRecord(activityID: "old", bundleID: ServiceFixture.bundle, attributesType: "FlightAttributes", channelID: nil, startedAt: Date().addingTimeInterval(-8 * 3600 - 60)))
+            try tx.setActivityToken(TokenRecord(scope: "old", deviceID: "phone-1", token: String(repeating: "ab", count: 32), registeredAt: Date()))
+        }
+        let r = try await f.admin.call("POST", "/v1/activities/old/update", json: ["contentState": ServiceFixture.state()])
+        #expect(r.status == 409)
+        #expect(r.errorMessage.contains("more than 8 hours ago"))
+        #expect(try await f.settled("old").json["deliveries"]?.arrayValue?.isEmpty == true)
     }
 
     @Test("a receipt marks the newest sent push displayed")
