@@ -45,8 +45,20 @@ struct Route: Sendable {
     /// Status codes the route answers besides 400/401/403/404/429.
     var success: Int
     var handler: @Sendable (Service, RequestContext) async throws -> Answer
+    /// The pattern's segments, split once.
+    let segments: [Substring]
 
-    var segments: [Substring] { pattern.split(separator: "/") }
+    init(method: String, pattern: String, scope: KeyScope?, summary: String, requestSchema: JSONValue? = nil, success: Int,
+         handler: @escaping @Sendable (Service, RequestContext) async throws -> Answer) {
+        self.method = method
+        self.pattern = pattern
+        self.scope = scope
+        self.summary = summary
+        self.requestSchema = requestSchema
+        self.success = success
+        self.handler = handler
+        segments = pattern.split(separator: "/")
+    }
 
     /// The parameters when `path` matches, else `nil`.
     func match(_ pathSegments: [Substring]) -> [String: String]? {
