@@ -64,6 +64,22 @@ struct ServiceInputTests {
         #expect(gauges(after.json.stringValue ?? "") == gauges(before.json.stringValue ?? ""))
     }
 
+    @Test("an app whose key is not a .p8 key is refused without repeating the key, and nothing is stored")
+    func badAppKey() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        let pem = "-----BEGIN PRIVATE KEY-----\nU0VDUkVUU0VDUkVUU0VDUkVU\n-----END PRIVATE KEY-----\n"
+        let r = try await f.admin.call("POST", "/v1/apps", json: ["bundleID": "com.example.other", "teamID": "TEAM000001", "keyID": "KEY0000001", "key": .string(pem)])
+        #expect(r.status == 400)
+        #expect(r.json["error"]?["field"] == "key")
+        #expect(!r.json.jsonString.contains("U0VDUkVU"))
+        let apps = try await f.admin.call("GET", "/v1/apps")
+        #expect(apps.json["apps"]?.arrayValue?.map { $0["bundleID"] } == [.string(ServiceFixture.bundle)])
+        let lowercase = try await f.admin.call("POST", "/v1/apps", json: ["bundleID": "com.example.other", "teamID": "team1", "keyID": "KEY0000001", "key": .string(f.keyPEM)])
+        #expect(lowercase.status == 400)
+        #expect(lowercase.errorMessage.contains("teamID: must be 10 upper-case letters and digits"))
+    }
+
     @Test("a body over the limit is answered 413 before it is read")
     func oversized() async throws {
         let f = try await ServiceFixture { $0.maxBodyBytes = 4096 }
