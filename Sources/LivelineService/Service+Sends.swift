@@ -88,8 +88,12 @@ extension Service {
         try body.finish()
 
         return try commit(c) { tx in
-            if let existing = try tx.activity(activityID), existing.endedAt == nil || existing.endedAt! > c.now {
-                throw APIError.conflict("activity \(activityID) was already started at \(ISODate.string(existing.startedAt)); send updates to it, or end it first")
+            if let existing = try tx.activity(activityID) {
+                if existing.endedAt == nil || existing.endedAt! > c.now {
+                    throw APIError.conflict("activity \(activityID) was already started at \(ISODate.string(existing.startedAt)); send updates to it, or end it first")
+                }
+                // Started again after its end: the old run's update tokens belong to ended activities.
+                _ = try tx.deleteActivityTokens(activityID: activityID)
             }
             // The audience, each with a push-to-start token for the type.
             var devices: [DeviceRecord] = []

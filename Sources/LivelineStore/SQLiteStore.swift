@@ -170,6 +170,10 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
+    func deleteActivityTokens(activityID: String) throws -> Int {
+        try db.run("DELETE FROM activity_tokens WHERE activity_id = ?", [.text(activityID)])
+    }
+
     func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool {
         try db.run("DELETE FROM activity_tokens WHERE activity_id = ? AND device_id = ?", [.text(activityID), .text(deviceID)]) > 0
     }

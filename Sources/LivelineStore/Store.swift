@@ -53,6 +53,8 @@ public protocol StoreTransaction {
     /// The activity's update tokens with their devices, for a fan-out.
     func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)]
     func deleteActivityToken(activityID: String, deviceID: String) throws -> Bool
+    /// Forgets every update token of an activity (it is started again); returns how many.
+    func deleteActivityTokens(activityID: String) throws -> Int
     /// Removes an update token only if it is still `token`.
     func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool
     func tokenCount() throws -> Int

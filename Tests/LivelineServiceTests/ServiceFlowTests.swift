@@ -44,6 +44,10 @@ struct ServiceFlowTests {
         let late = try await f.admin.call("POST", "/v1/activities/flight-LL1234/update", json: ["contentState": ServiceFixture.state()])
         #expect(late.status == 409)
         #expect(late.errorMessage.contains("has ended"))
+        // Started again after its end, it no longer holds the old run's update token.
+        let again = try await f.admin.call("POST", "/v1/activities/flight-LL1234/start", json: f.startBody(users: ["ana"]))
+        #expect(again.status == 202, "\(again.json)")
+        #expect(try await f.settled("flight-LL1234").json["tokens"]?.arrayValue?.isEmpty == true)
     }
 
     @Test("an iOS 18 phone follows the activity's channel, an iOS 17 phone gets per-token pushes")
