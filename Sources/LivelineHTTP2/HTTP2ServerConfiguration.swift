@@ -14,7 +14,9 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var clientCAFile: String?
     /// Time a new connection has to finish its TLS handshake.
     public var handshakeTimeout: Duration
-    /// Largest request body accepted; a bigger one is reset with RST_STREAM(CANCEL).
+    /// Largest request body accepted. A bigger one never reaches the handler: the stream is
+    /// answered 413 with `{"reason":"PayloadTooLarge"}` (as APNs answers), the rest of its DATA
+    /// is read and discarded, and the connection stays usable.
     public var maxRequestBodySize: Int
     /// Whether a TLS client that offers no ALPN at all is spoken to in HTTP/2 (prior knowledge),
     /// as APNs does; a client offering ALPN without `h2` is refused either way. Default false.

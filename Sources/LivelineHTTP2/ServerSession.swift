@@ -213,12 +213,18 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         return text
     }
 
+    /// The answer to a request whose body grows past `maxRequestBodySize`: APNs' 413
+    /// (apns-protocol.md §4.2).
+    static let bodyTooLargeResponse = HTTP2ServerResponse(
+        status: 413, headers: ["content-type": "application/json"], body: Array(#"{"reason":"PayloadTooLarge"}"#.utf8))
+
     func bodyChunk(_ stream: ServerStream, _ data: UnsafePointer<UInt8>, _ length: Int) {
+        // Already answered (the body was too large): the rest is discarded. nghttp2 still counts
+        // the bytes as consumed and sends WINDOW_UPDATE, so the connection's window stays open.
+        if stream.responded { return }
         if stream.body.count + length > server.configuration.maxRequestBodySize {
-            if let session, !stream.responded {
-                stream.responded = true
-                _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
-            }
+            stream.body = []
+            respond(streamID: stream.streamID, response: Self.bodyTooLargeResponse)
             return
         }
         stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
