@@ -13,17 +13,17 @@ func serverConfiguration(_ pki: TestPKI, _ adjust: (inout HTTP2ServerConfigurati
 
 /// Connects without idle pings and sends `request` as the connection's first. Under load the
 /// server's short idle timeout can pass before the request is written (GOAWAY, last stream 0,
-/// nothing processed); then it tries again on a new connection, up to 5 times.
+/// nothing processed); then it tries again on a new connection, up to 20 times.
 func sendFirstRequest(_ server: HTTP2Server, _ pki: TestPKI, _ request: HTTP2Request) async throws -> (HTTP2Connection, HTTP2Response) {
     var configuration = clientConfiguration(pki)
     configuration.idlePingInterval = nil
-    for attempt in 1...5 {
+    for attempt in 1...20 {
         let connection = try await HTTP2Connection.connect(host: "localhost", port: server.port, configuration: configuration)
         switch await result(connection, request) {
         case .success(let response):
             return (connection, response)
         case .failure(let error):
-            guard error.code == .goAway, error.goAway?.lastStreamID == 0, attempt < 5 else { throw error }
+            guard error.code == .goAway, error.goAway?.lastStreamID == 0, attempt < 20 else { throw error }
             await connection.close(drain: false)
         }
     }
@@ -102,7 +102,7 @@ struct HTTP2ServerHardeningTests {
     @Test("an HTTP/2 connection that goes quiet after a request is closed after idleTimeout with GOAWAY")
     func idleAfterRequest() async throws {
         let pki = try TestPKI.shared()
-        let server = try HTTP2Server.start(configuration: serverConfiguration(pki) { $0.idleTimeout = .milliseconds(200) }) { _, responder in
+        let server = try HTTP2Server.start(configuration: serverConfiguration(pki) { $0.idleTimeout = .seconds(1) }) { _, responder in
             responder.respond(status: 200)
         }
         let (connection, response) = try await sendFirstRequest(server, pki, HTTP2Request(path: "/"))
@@ -117,8 +117,8 @@ struct HTTP2ServerHardeningTests {
     @Test("a request awaiting a late answer keeps its connection open past idleTimeout")
     func idleWhileAnswerPending() async throws {
         let pki = try TestPKI.shared()
-        let server = try HTTP2Server.start(configuration: serverConfiguration(pki) { $0.idleTimeout = .milliseconds(100) }) { _, responder in
-            responder.respond(status: 200, after: .milliseconds(400))
+        let server = try HTTP2Server.start(configuration: serverConfiguration(pki) { $0.idleTimeout = .seconds(1) }) { _, responder in
+            responder.respond(status: 200, after: .seconds(3))
         }
         let (connection, response) = try await sendFirstRequest(server, pki, HTTP2Request(path: "/slow"))
         #expect(response.status == 200)
@@ -158,6 +158,41 @@ struct HTTP2ServerHardeningTests {
         #expect(connection.isUsable)
         #expect(calls.withLock { $0 } == 1)
         await connection.close()
+        await server.stop()
+    }
+
+    @Test("a client flooding the server with frames does not keep another client from being served")
+    func floodingClientDoesNotStarveOthers() async throws {
+        let pki = try TestPKI.shared()
+        let server = try HTTP2Server.start(configuration: serverConfiguration(pki)) { request, responder in
+            responder.respond(status: 200, body: Array(request.path.utf8))
+        }
+        let flooder = try RawTLSClient(port: server.port)
+        try flooder.handshake()
+        #expect(flooder.write(RawTLSClient.preface))
+        // Connection-level WINDOW_UPDATE(1) frames: no answer is due, so nothing stops them.
+        let frame: [UInt8] = [0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+        let chunk = Array((0..<(65536 / frame.count)).map { _ in frame }.joined())
+        let written = Locked(0)
+        let stop = Locked(false)
+        let flood = Task {
+            await onOwnThread {
+                while !stop.withLock({ $0 }), flooder.write(chunk) {
+                    written.withLock { $0 += chunk.count }
+                }
+            }
+        }
+        // The flood keeps both cores busy: keep it short (a few requests) for the tests beside it.
+        while written.withLock({ $0 }) < 1 << 20 { try await Task.sleep(for: .milliseconds(5)) }
+        let other = try await connect(server, pki, requestTimeout: .seconds(30))
+        for index in 0..<3 {
+            let response = try await other.send(HTTP2Request(path: "/\(index)"))
+            #expect(response.status == 200 && response.bodyText == "/\(index)")
+        }
+        stop.withLock { $0 = true }
+        flooder.shutdown()
+        await flood.value
+        await other.close()
         await server.stop()
     }
 }
