@@ -50,6 +50,15 @@ public final class HTTP2Server: Sendable {
         guard configuration.maxConcurrentStreams >= 0 else {
             throw HTTP2Error(.invalidArgument, "maxConcurrentStreams \(configuration.maxConcurrentStreams) must not be negative")
         }
+        guard configuration.maxConnections >= 1 else {
+            throw HTTP2Error(.invalidArgument, "maxConnections \(configuration.maxConnections) must be at least 1")
+        }
+        guard configuration.maxHeaderListSize >= 1 else {
+            throw HTTP2Error(.invalidArgument, "maxHeaderListSize \(configuration.maxHeaderListSize) must be at least 1 byte")
+        }
+        guard configuration.idleTimeout > .zero, configuration.handshakeTimeout > .zero else {
+            throw HTTP2Error(.invalidArgument, "idleTimeout (\(configuration.idleTimeout)) and handshakeTimeout (\(configuration.handshakeTimeout)) must be positive")
+        }
         let context = try TLSContext.server(identity: configuration.identity, clientCAFile: configuration.clientCAFile)
         let listener = try Socket.listen(host: configuration.host, port: configuration.port)
         let loop: EventLoop
@@ -123,6 +132,9 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
     private var sessions: [UInt64: ServerSession] = [:]
     private var nextID: UInt64 = 1
     private var stopped = false
+    private var backoff = AcceptBackoff()
+    /// The listening socket is unwatched for a while after accept ran out of resources.
+    private var acceptPaused = false
 
     init(loop: EventLoop, listenFD: Int32, context: TLSContext, configuration: HTTP2ServerConfiguration,
          onConnection: (@Sendable (HTTP2ServerConnection) -> Void)?, handler: @escaping HTTP2Server.Handler) {
@@ -139,9 +151,24 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
     }
 
     func handleEvents(_ events: UInt32) {
-        while !stopped {
+        while !stopped && !acceptPaused {
             let fd = liveline_accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
-            if fd < 0 { return }  // EAGAIN, or a transient error such as EMFILE
+            if fd < 0 {
+                let code = errno
+                switch backoff.acceptFailed(errno: code) {
+                case .wait: return
+                case .retry: continue
+                case .pause(let pause, let log):
+                    pauseAccepting(for: pause, errno: code, log: log)
+                    return
+                }
+            }
+            backoff.acceptSucceeded()
+            if sessions.count >= configuration.maxConnections {
+                // Over the limit: refuse by closing at once; the client sees EOF in its handshake.
+                Glibc.close(fd)
+                continue
+            }
             Socket.setNoDelay(fd)
             let id = nextID
             nextID += 1
@@ -151,6 +178,24 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
                 continue
             }
             sessions[id] = session
+        }
+    }
+
+    /// Stops watching the listening socket for `pause` (it would report the waiting connection
+    /// again at once), then watches it again and accepts what is waiting.
+    private func pauseAccepting(for pause: Duration, errno code: Int32, log: Bool) {
+        if log {
+            let message = "HTTP2Server on \(configuration.host): accept failed: \(errnoString(code)) (errno \(code)); "
+                + "not accepting for \(pause) at a time until an accept succeeds (open connections: \(sessions.count))\n"
+            FileHandle.standardError.write(Data(message.utf8))
+        }
+        acceptPaused = true
+        loop.unregister(listenFD)
+        loop.schedule(after: pause) { [self] in
+            acceptPaused = false
+            guard !stopped, listenFD >= 0 else { return }
+            _ = loop.register(listenFD, events: EPOLLIN.rawValue, handler: self)
+            handleEvents(EPOLLIN.rawValue)
         }
     }
 
@@ -170,7 +215,7 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
     func shutdown() {
         guard !stopped else { return }
         stopped = true
-        loop.unregister(listenFD)
+        if !acceptPaused { loop.unregister(listenFD) }
         Glibc.close(listenFD)
         listenFD = -1
         for session in Array(sessions.values) {

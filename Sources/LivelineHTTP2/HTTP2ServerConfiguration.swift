@@ -12,9 +12,23 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// When set, clients are asked for a certificate, verified against this CA file when sent;
     /// clients without one are still accepted (see `HTTP2ServerConnection.peerCertificate`).
     public var clientCAFile: String?
-    /// Time a new connection has to finish its TLS handshake.
+    /// Time a new connection has to finish its TLS handshake; one that has not is dropped.
     public var handshakeTimeout: Duration
-    /// Largest request body accepted; a bigger one is reset with RST_STREAM(CANCEL).
+    /// Most connections open at once, handshakes in progress included. A connection beyond it
+    /// is accepted and closed at once (the client sees the connection end during its handshake).
+    public var maxConnections: Int
+    /// SETTINGS_MAX_HEADER_LIST_SIZE: the largest header list (names, values and 32 bytes a
+    /// field, RFC 9113 §6.5.2) a request may have. nghttp2 only advertises it, so the server
+    /// enforces it: a request over it is answered 431 without reaching the handler, and the
+    /// connection stays usable.
+    public var maxHeaderListSize: Int
+    /// A connection that has sent nothing for this long since its handshake or its last bytes,
+    /// while no request waits for the server's answer, gets GOAWAY(NO_ERROR) and is closed.
+    /// PINGs count as traffic.
+    public var idleTimeout: Duration
+    /// Largest request body accepted. A bigger one never reaches the handler: the stream is
+    /// answered 413 with `{"reason":"PayloadTooLarge"}` (as APNs answers), the rest of its DATA
+    /// is read and discarded, and the connection stays usable.
     public var maxRequestBodySize: Int
     /// Whether a TLS client that offers no ALPN at all is spoken to in HTTP/2 (prior knowledge),
     /// as APNs does; a client offering ALPN without `h2` is refused either way. Default false.
@@ -28,6 +42,9 @@ public struct HTTP2ServerConfiguration: Sendable {
         maxConcurrentStreams: Int = 100,
         clientCAFile: String? = nil,
         handshakeTimeout: Duration = .seconds(10),
+        maxConnections: Int = 1024,
+        maxHeaderListSize: Int = 16 << 10,
+        idleTimeout: Duration = .seconds(300),
         maxRequestBodySize: Int = 1 << 20,
         acceptsClientsWithoutALPN: Bool = false
     ) {
@@ -37,6 +54,9 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.clientCAFile = clientCAFile
         self.handshakeTimeout = handshakeTimeout
+        self.maxConnections = maxConnections
+        self.maxHeaderListSize = maxHeaderListSize
+        self.idleTimeout = idleTimeout
         self.maxRequestBodySize = maxRequestBodySize
         self.acceptsClientsWithoutALPN = acceptsClientsWithoutALPN
     }

@@ -24,6 +24,13 @@ enum ServerCallbacks {
     static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, userData in
         guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+        // Decoding goes on over the limit (HPACK state must stay in step); the fields are dropped.
+        if stream.headerListTooLarge { return 0 }
+        stream.headerListSize += nameLength + valueLength + 32
+        if stream.headerListSize > Self.session(userData).maxHeaderListSize {
+            stream.headerListTooLarge = true
+            return 0
+        }
         let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
         if flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0 {
             stream.neverIndexed.append(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self))
@@ -75,8 +82,11 @@ enum ServerCallbacks {
         guard let frame else { return 0 }
         let type = UInt32(frame.pointee.hd.type)
         guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue,
-              UInt32(frame.pointee.hd.flags) & NGHTTP2_FLAG_END_STREAM.rawValue != 0,
               let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+        if type == NGHTTP2_HEADERS.rawValue && stream.headerListTooLarge {
+            Self.session(userData).headerListTooLarge(stream)
+        }
+        guard UInt32(frame.pointee.hd.flags) & NGHTTP2_FLAG_END_STREAM.rawValue != 0 else { return 0 }
         Self.session(userData).requestComplete(stream)
         return 0
     }

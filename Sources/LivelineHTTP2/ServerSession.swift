@@ -19,6 +19,12 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
     private var settingsSent = false
     private var draining = false
     private var handshakeTimer: UInt64?
+    private var idleTimer: UInt64?
+    /// When the handshake finished (monotonic nanoseconds): idle time counts from here or from
+    /// the last bytes read, whichever is later.
+    private var handshakeCompletedAt: UInt64 = 0
+    /// `HTTP2ServerConfiguration.maxHeaderListSize`, read by the header callback.
+    let maxHeaderListSize: Int
     private(set) var handle: HTTP2ServerConnection?
     /// The last value decoded for `:path` and each common header name (see `ServerCallbacks`).
     private var recentValues = [String](repeating: "", count: ServerCallbacks.recentValueSlots)
@@ -27,6 +33,7 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         self.server = server
         self.id = id
         self.maxStreams = server.configuration.maxConcurrentStreams
+        self.maxHeaderListSize = server.configuration.maxHeaderListSize
         super.init(loop: loop, fd: fd)
     }
 
@@ -75,7 +82,32 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         session = created
         server.connectionOpened(connection)
         sendSettings()
+        handshakeCompletedAt = EventLoop.now()
+        scheduleIdleCheck(after: server.configuration.idleTimeout)
         return nil
+    }
+
+    /// Checks after `delay` whether the connection has been idle for `idleTimeout`: nothing read
+    /// and no request waiting for its answer. Idle: GOAWAY(NO_ERROR), then close once written
+    /// (dropped if even that cannot be written within another `idleTimeout`).
+    private func scheduleIdleCheck(after delay: Duration) {
+        idleTimer = loop.schedule(after: delay) { [self] in
+            idleTimer = nil
+            guard !isClosed else { return }
+            let timeout = server.configuration.idleTimeout
+            let quietSince = max(lastReadTime, handshakeCompletedAt)
+            let quiet = EventLoop.now() &- quietSince
+            let awaitingAnswer = streams.values.contains { $0.dispatched && !$0.responded }
+            if awaitingAnswer || quiet < timeout.nanoseconds {
+                scheduleIdleCheck(after: awaitingAnswer ? timeout : .nanoseconds(Int64(timeout.nanoseconds - quiet)))
+                return
+            }
+            goAway(lastStreamID: nil, errorCode: 0, debugData: [])
+            idleTimer = loop.schedule(after: timeout) { [self] in
+                idleTimer = nil
+                close(HTTP2Error(.timeout, "idle connection did not take its GOAWAY"), abrupt: true)
+            }
+        }
     }
 
     private func sendSettings() {
@@ -84,6 +116,7 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(clamping: maxStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(clamping: maxHeaderListSize)),
         ]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)
@@ -120,6 +153,8 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
     override func transportDidClose(_ error: HTTP2Error?) {
         if let handshakeTimer { loop.cancelTimer(handshakeTimer) }
         handshakeTimer = nil
+        if let idleTimer { loop.cancelTimer(idleTimer) }
+        idleTimer = nil
         streams.removeAll()
         let closedHandle = handle
         handle = nil  // break the session ↔ handle cycle
@@ -213,15 +248,32 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
         return text
     }
 
+    /// The answer to a request whose body grows past `maxRequestBodySize`: APNs' 413
+    /// (apns-protocol.md §4.2).
+    static let bodyTooLargeResponse = HTTP2ServerResponse(
+        status: 413, headers: ["content-type": "application/json"], body: Array(#"{"reason":"PayloadTooLarge"}"#.utf8))
+
     func bodyChunk(_ stream: ServerStream, _ data: UnsafePointer<UInt8>, _ length: Int) {
+        // Already answered (the body was too large): the rest is discarded. nghttp2 still counts
+        // the bytes as consumed and sends WINDOW_UPDATE, so the connection's window stays open.
+        if stream.responded { return }
         if stream.body.count + length > server.configuration.maxRequestBodySize {
-            if let session, !stream.responded {
-                stream.responded = true
-                _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, UInt32(NGHTTP2_CANCEL.rawValue))
-            }
+            stream.body = []
+            respond(streamID: stream.streamID, response: Self.bodyTooLargeResponse)
             return
         }
         stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    }
+
+    /// The answer to a request whose header list is over `maxHeaderListSize` (RFC 6585 §5).
+    static let headerListTooLargeResponse = HTTP2ServerResponse(status: 431)
+
+    /// A request's header list went over the limit: answer 431 (the handler never sees it) and
+    /// discard the rest of its stream as for a body too large.
+    func headerListTooLarge(_ stream: ServerStream) {
+        guard !stream.responded else { return }
+        stream.headers.removeAll()
+        respond(streamID: stream.streamID, response: Self.headerListTooLargeResponse)
     }
 
     func requestComplete(_ stream: ServerStream) {

@@ -18,6 +18,10 @@ final class ServerStream {
     var responseBody: [UInt8] = []
     var responseOffset = 0
     var responded = false
+    /// Bytes of the header list so far (names, values and 32 a field, RFC 9113 §6.5.2).
+    var headerListSize = 0
+    /// The header list went over `maxHeaderListSize`: later fields are not kept.
+    var headerListTooLarge = false
     var dispatched = false
 
     init(streamID: Int32) {

@@ -8,9 +8,10 @@ import Glibc
 /// The I/O engine under every HTTP/2 connection, client or server: a non-blocking socket, an
 /// OpenSSL `SSL`, and an nghttp2 session fed with `mem_recv` and drained with `mem_send`.
 ///
-/// Reads run until OpenSSL wants more bytes; writes are collected from nghttp2 into one buffer
-/// and written once per loop iteration (`flushAtEndOfIteration`), so many small frames become a
-/// few TLS records.
+/// Reads run until OpenSSL wants more bytes or the connection has had its share of the loop
+/// pass (`readBudgetPerPass`), so one fast peer cannot keep the loop from its other connections;
+/// writes are collected from nghttp2 into one buffer and written once per loop iteration
+/// (`flushAtEndOfIteration`), so many small frames become a few TLS records.
 ///
 /// Thread confinement: an instance is created, used and closed on its event loop's thread only.
 /// Subclasses add state under the same rule. State touched per request skips run-time exclusivity
@@ -32,6 +33,12 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
     @exclusivity(unchecked) private var output = ByteBuffer(capacity: 64 * 1024)
     private static let readSize = 64 * 1024
     private let readBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: SessionDriver.readSize)
+    /// Bytes one connection may read in one loop pass before the loop moves on (a few TLS
+    /// records of 16 KB each). What is left is read in the next pass.
+    static let readBudgetPerPass = 256 * 1024
+    /// A read was cut short with bytes already inside OpenSSL, which epoll cannot see: a timer
+    /// continues it in this pass's timer phase, after the other ready connections.
+    @exclusivity(unchecked) private var resumeReadScheduled = false
     /// Set while inside nghttp2 calls: closing must wait until they return.
     @exclusivity(unchecked) private var inSessionCall = false
     @exclusivity(unchecked) private var closeRequested: (error: HTTP2Error?, abrupt: Bool)?
@@ -148,9 +155,26 @@ class SessionDriver: EventLoopHandler, EventLoopFlushable {
         // The thread's OpenSSL error queue is empty here: the handshake starts by clearing it and
         // every failure path drains it (openSSLErrors) or clears it, so no per-call clear is
         // needed on this hot path (in OpenSSL 3 each ERR_clear_error costs a thread-local lookup).
+        var budget = Self.readBudgetPerPass
         while !isClosed {
+            if budget <= 0 {
+                // Its share of this pass is used: leave the rest to the next pass. Level-triggered
+                // epoll reports bytes still in the socket; bytes OpenSSL already holds need a timer.
+                if SSL_has_pending(ssl) != 0 && !resumeReadScheduled {
+                    resumeReadScheduled = true
+                    loop.schedule(after: .zero) { [weak self] in
+                        guard let self else { return }
+                        resumeReadScheduled = false
+                        guard !isClosed else { return }
+                        readAvailable()
+                        if !isClosed { loop.flushSoon(self) }
+                    }
+                }
+                return
+            }
             let count = SSL_read(ssl, readBuffer, Int32(Self.readSize))
             if count > 0 {
+                budget -= Int(count)
                 lastReadTime = EventLoop.now()
                 inSessionCall = true
                 let consumed = nghttp2_session_mem_recv(session, readBuffer, Int(count))

@@ -48,9 +48,13 @@ public final class SimulatorServer: Sendable {
     ) throws(HTTP2Error) -> SimulatorServer {
         // Shared between the loop thread (handler) and readers; only touched under the mutex.
         let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
+        // The simulator answers the first request after its own idle time with IdleTimeout, as
+        // APNs does; the transport closes a silent connection only later, so that answer is seen.
+        let simulatorIdle = simulator.state.withLock { $0.config.idleTimeout }
         let configuration = HTTP2ServerConfiguration(
             identity: TLSIdentity(certificateFile: certificates.certificateFile, keyFile: certificates.keyFile),
             host: host, port: port, maxConcurrentStreams: maxConcurrentStreams, clientCAFile: clientCAFile,
+            idleTimeout: .seconds(max(300, simulatorIdle + 60)),
             // APNs speaks HTTP/2 to TLS clients that offer no ALPN (aioapns 2.2 and older Pushy rely on it).
             acceptsClientsWithoutALPN: true)
         let server = try HTTP2Server.start(
