@@ -59,19 +59,26 @@ public final class APNSClient: Sendable {
     /// Sends one push to a device token (or a Live Activity push-to-start or update token).
     ///
     /// Cancelling the calling task does not abort a push already handed to a connection: it
-    /// still ends in a result, bounded by `timeouts.requestDeadline`.
+    /// still ends in a result, bounded by `timeouts.requestDeadline`. A push still waiting for
+    /// its turn (behind the one stream an untrusted token connection allows) ends at once with
+    /// `cancelled`; that wait also counts against `timeouts.requestDeadline`.
     ///
     /// - Returns: accepted, rejected (status, reason, 410 timestamp) or failed; never throws.
     public func send(_ request: PushRequest, to deviceToken: String) async -> APNSResult {
-        await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
-            send(request, to: deviceToken) { continuation.resume(returning: $0) }
+        let cancellation = PushCancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<APNSResult, Never>) in
+                send(request, to: deviceToken, cancellation: cancellation) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
     /// Validates and sends one push, calling `completion` once with its verdict (see `submit`).
-    func send(_ request: PushRequest, to deviceToken: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+    func send(_ request: PushRequest, to deviceToken: String, cancellation: PushCancellation? = nil, completion: @escaping @Sendable (APNSResult) -> Void) {
         switch prepare(request, to: deviceToken) {
-        case .success(let wire): submit(wire, on: devicePool, idHeader: "apns-id", completion: completion)
+        case .success(let wire): submit(wire, on: devicePool, idHeader: "apns-id", cancellation: cancellation, completion: completion)
         case .failure(let problem): completion(.failed(problem))
         }
     }
@@ -141,18 +148,21 @@ public final class APNSClient: Sendable {
     /// The common case costs no task: a trusted connection that is ready now takes the request
     /// and its response is judged in the completion callback. A push that must wait (for a
     /// connection, the one-stream gate) or be retried continues in the async retry loop.
-    func submit(_ base: WireRequest, on pool: ConnectionPool, idHeader: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+    /// A push that continues in a task is cancelled through `cancellation` when given.
+    func submit(_ base: WireRequest, on pool: ConnectionPool, idHeader: String, cancellation: PushCancellation? = nil,
+                completion: @escaping @Sendable (APNSResult) -> Void) {
         guard enter() else {
             completion(.failed(APNSClientError(.shutdown, "the client is shut down; the push was not sent")))
             return
         }
         guard let connection = pool.leaseReady(), connection.isOpen else {
-            Task {
+            let task = Task {
                 var state = RetryState()
                 let result = await self.retryLoop(base, on: pool, idHeader: idHeader, capture: nil, state: &state, delay: nil)
                 self.leave()
                 completion(result)
             }
+            cancellation?.attach(task)
             return
         }
         var request = base
@@ -173,12 +183,13 @@ public final class APNSClient: Sendable {
                 leave()
                 completion(result)
             case .again(let delay):
-                Task {
+                let task = Task {
                     var state = state
                     let result = await self.retryLoop(base, on: pool, idHeader: idHeader, capture: nil, state: &state, delay: delay)
                     self.leave()
                     completion(result)
                 }
+                cancellation?.attach(task)
             }
         }
     }
@@ -191,6 +202,9 @@ public final class APNSClient: Sendable {
         while true {
             if let wait = delay { try? await Task.sleep(for: wait) }
             delay = nil
+            if Task.isCancelled {
+                return .failed(APNSClientError(.cancelled, "the push was cancelled before it was sent (after \(state.attempts) attempt\(state.attempts == 1 ? "" : "s"))"))
+            }
             var request = base
             var token: APNSTokenProvider.Token?
             if let provider {
@@ -210,9 +224,12 @@ public final class APNSClient: Sendable {
                 let code: APNSClientError.Code = error.kind == .closed ? .shutdown : .connectFailed
                 return .failed(APNSClientError(code, "cannot connect to \(pool.endpoint): \(error.message)"))
             }
+            // The attempt's deadline starts once it has a connection (connecting has its own
+            // timeout) and covers any wait at the connection's one-stream gate.
+            let deadline = ContinuousClock.now + configuration.timeouts.requestDeadline
             let outcome: Result<WireResponse, WireError>
             do {
-                outcome = .success(try await connection.send(request, timeout: configuration.timeouts.requestDeadline))
+                outcome = .success(try await connection.send(request, deadline: deadline))
             } catch {
                 outcome = .failure(error)
             }
@@ -240,7 +257,9 @@ public final class APNSClient: Sendable {
                 defer { state.retried += 1 }
                 return .again(after: retries.backoff.delay(attempt: state.retried))
             case .deadline:
-                return .done(.failed(APNSClientError(.deadlineExceeded, "no response from \(pool.endpoint) within \(configuration.timeouts.requestDeadline) (attempt \(state.attempts))")))
+                return .done(.failed(APNSClientError(.deadlineExceeded, "no response from \(pool.endpoint) within \(configuration.timeouts.requestDeadline) (attempt \(state.attempts)): \(error.message)")))
+            case .cancelled:
+                return .done(.failed(APNSClientError(.cancelled, "\(error.message) (attempt \(state.attempts))")))
             case .closed:
                 return .done(.failed(APNSClientError(.shutdown, "the client shut down before a response arrived")))
             default:

@@ -21,6 +21,8 @@ public struct APNSClientError: Error, CustomStringConvertible, Sendable, Hashabl
         public static let connectionLost = Code(rawValue: "connection-lost")
         /// No verdict arrived within the request deadline.
         public static let deadlineExceeded = Code(rawValue: "deadline-exceeded")
+        /// The calling task was cancelled before the push was sent (it waited for a connection).
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The client was shut down before the push was sent.
         public static let shutdown = Code(rawValue: "shutdown")
         /// A provider token could not be made.

@@ -36,19 +36,38 @@ final class PooledConnection: Sendable {
     }
 
     /// Sends, through the gate while the connection is not yet trusted.
-    func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
+    ///
+    /// The whole attempt, the wait at the gate included, ends by `deadline`: a push queued
+    /// behind others on an untrusted connection fails with `.deadline` rather than waiting for
+    /// each of them in turn, and cancelling the calling task ends a wait at the gate with
+    /// `.cancelled` (the push was not sent).
+    func send(_ request: WireRequest, deadline: ContinuousClock.Instant) async throws(WireError) -> WireResponse {
         load.add(1, ordering: .relaxed)
         defer { load.subtract(1, ordering: .relaxed) }
         guard let gate, !opened.load(ordering: .acquiring) else {
-            return try await connection.send(request, timeout: timeout)
+            return try await connection.send(request, timeout: try Self.remaining(until: deadline))
         }
-        await gate.acquire()
+        let start = ContinuousClock.now
+        guard await gate.acquire(until: deadline) else {
+            let waited = ContinuousClock.now - start
+            if Task.isCancelled {
+                throw WireError(kind: .cancelled, message: "cancelled after waiting \(waited) for the connection's one-stream gate; the push was not sent")
+            }
+            throw WireError(kind: .deadline, message: "waited \(waited) for the connection's one-stream gate (it opens after the first accepted push); the push was not sent")
+        }
         defer { gate.release() }
-        let response = try await connection.send(request, timeout: timeout)
+        let response = try await connection.send(request, timeout: try Self.remaining(until: deadline))
         if (200...299).contains(response.status), !opened.exchange(true, ordering: .acquiringAndReleasing) {
             gate.setLimit(Int.max / 2)
         }
         return response
+    }
+
+    /// The time left before `deadline`, or `.deadline` when none is.
+    private static func remaining(until deadline: ContinuousClock.Instant) throws(WireError) -> Duration {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw WireError(kind: .deadline, message: "the deadline passed before the push could be sent; the push was not sent") }
+        return left
     }
 }
 

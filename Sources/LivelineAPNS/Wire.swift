@@ -52,6 +52,8 @@ struct WireError: Error, Sendable {
         case connectPermanent
         /// The connection was closed by us.
         case closed
+        /// The caller cancelled the push before it was sent.
+        case cancelled
     }
 
     var kind: Kind

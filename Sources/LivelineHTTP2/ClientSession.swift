@@ -89,12 +89,14 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
 
     // MARK: Connect (loop thread)
 
-    func start(addresses: [SocketAddress], continuation: CheckedContinuation<Void, any Error>) {
+    /// Connects to the first address that answers, within `budget` (what resolving the name left
+    /// of `connectTimeout`).
+    func start(addresses: [SocketAddress], budget: Duration, continuation: CheckedContinuation<Void, any Error>) {
         self.addresses = addresses
         connectContinuation = continuation
-        connectTimer = loop.schedule(after: configuration.connectTimeout) { [self] in
+        connectTimer = loop.schedule(after: budget) { [self] in
             connectTimer = nil
-            close(HTTP2Error(.connectTimeout, "no HTTP/2 connection to \(endpoint) within \(configuration.connectTimeout) (connect, TLS handshake and SETTINGS)"), abrupt: true)
+            close(HTTP2Error(.connectTimeout, "no HTTP/2 connection to \(endpoint) within \(configuration.connectTimeout) (name resolution, connect, TLS handshake and SETTINGS)"), abrupt: true)
         }
         tryNextAddress()
     }

@@ -53,8 +53,12 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var flushing: [EventLoopFlushable] = []
     private let name: String
 
-    /// Starts a loop on a new thread named `name`.
-    init(name: String) throws(HTTP2Error) {
+    /// Makes a loop and, unless `startsThread` is false, starts its thread (named `name`).
+    ///
+    /// Until `start()`, the creating thread is the loop's only user and may call the loop-thread
+    /// API itself (to register a listening socket before any event can arrive); the thread's
+    /// start orders those calls before everything the thread does.
+    init(name: String, startsThread: Bool = true) throws(HTTP2Error) {
         self.name = name
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard ep >= 0 else { throw HTTP2Error(.internalError, "epoll_create1 failed: \(errnoString())") }
@@ -69,7 +73,14 @@ final class EventLoop: @unchecked Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = ev
         _ = epoll_ctl(ep, EPOLL_CTL_ADD, ev, &event)
-        let ready = DispatchSemaphore(value: 0)
+        if startsThread { start() }
+    }
+
+    /// Starts the loop thread (once; `init` does it unless told not to). Nobody waits for it:
+    /// work sent with `execute` before it runs waits in the inbox, and `inLoop` is false on every
+    /// other thread either way.
+    func start() {
+        let name = self.name
         let thread = Thread { [self] in
             // TLS writes to a peer that has gone (close_notify after a reset) must fail with
             // EPIPE, not raise SIGPIPE, whose default action ends the whole process.
@@ -79,13 +90,11 @@ final class EventLoop: @unchecked Sendable {
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
             _ = liveline_set_thread_name(String(name.prefix(15)))
-            ready.signal()
             run()
         }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
-        ready.wait()
     }
 
     deinit {

@@ -50,7 +50,14 @@ public final class HTTP2Connection: Sendable, CustomStringConvertible, CustomRef
     ///   would check no name), `.resolveFailed`, `.connectFailed`, `.connectTimeout`,
     ///   `.certificateVerificationFailed`, `.alpnRefused` or `.tlsFailed` (also when OpenSSL
     ///   refuses to set the name check: the handshake is then never started).
+    ///
+    /// Name resolution runs on a thread of its own and counts against `connectTimeout`.
     public static func connect(host: String, port: Int, configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) async throws(HTTP2Error) -> HTTP2Connection {
+        try await connect(host: host, port: port, configuration: configuration, resolver: SocketAddress.systemResolver)
+    }
+
+    /// `connect(host:port:configuration:)` with the resolver given (tests stage slow ones).
+    static func connect(host: String, port: Int, configuration: HTTP2ClientConfiguration, resolver: @escaping SocketAddress.Resolver) async throws(HTTP2Error) -> HTTP2Connection {
         guard !host.isEmpty else { throw HTTP2Error(.invalidArgument, "host is empty") }
         guard (1...65535).contains(port) else { throw HTTP2Error(.invalidArgument, "port \(port) is outside 1...65535") }
         guard configuration.connectTimeout > .zero, configuration.requestTimeout > .zero, configuration.pingTimeout > .zero else {
@@ -58,12 +65,16 @@ public final class HTTP2Connection: Sendable, CustomStringConvertible, CustomRef
         }
         let serverName = try ServerName(configuration.serverName ?? host)
         let context = try TLSContext.client(trust: configuration.trust, identity: configuration.identity)
-        let addresses = try SocketAddress.resolve(host: host, port: port)
+        let (addresses, took) = try await SocketAddress.resolve(host: host, port: port, within: configuration.connectTimeout, resolver: resolver)
+        let budget = configuration.connectTimeout - took
+        guard budget > .zero else {
+            throw HTTP2Error(.connectTimeout, "no HTTP/2 connection to \(host):\(port) within \(configuration.connectTimeout): resolving the host took all of it")
+        }
         let loop = try EventLoop(name: "h2-client \(host):\(port)")
         let session = ClientSession(loop: loop, ownsLoop: true, host: host, port: port, serverName: serverName, context: context, configuration: configuration)
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                loop.execute { session.start(addresses: addresses, continuation: continuation) }
+                loop.execute { session.start(addresses: addresses, budget: budget, continuation: continuation) }
             }
         } catch let error as HTTP2Error {
             throw error

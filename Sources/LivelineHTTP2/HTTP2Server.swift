@@ -63,21 +63,18 @@ public final class HTTP2Server: Sendable {
         let listener = try Socket.listen(host: configuration.host, port: configuration.port)
         let loop: EventLoop
         do {
-            loop = try EventLoop(name: "h2-server \(listener.address)")
+            loop = try EventLoop(name: "h2-server \(listener.address)", startsThread: false)
         } catch {
             Glibc.close(listener.fd)
             throw error
         }
         let core = ServerCore(loop: loop, listenFD: listener.fd, context: context, configuration: configuration,
                               onConnection: onConnection, handler: handler)
-        let started = DispatchSemaphore(value: 0)
-        let ok = Atomic<Bool>(false)
-        loop.execute {
-            ok.store(core.startListening(), ordering: .releasing)
-            started.signal()
-        }
-        started.wait()
-        guard ok.load(ordering: .acquiring) else {
+        // Registered before the loop thread starts (this thread is then its only user), so
+        // nobody waits for the thread.
+        let listening = core.startListening()
+        loop.start()
+        guard listening else {
             loop.stop()
             throw HTTP2Error(.listenFailed, "cannot watch the listening socket on \(listener.address)")
         }

@@ -1,7 +1,8 @@
 import Foundation
+import LivelineCrypto
 
-/// The simulator's own certificate authority and server certificate, made with the `openssl`
-/// command at run time (never committed). Clients trust `caFile`.
+/// The simulator's own certificate authority and server certificate, made at run time with
+/// LivelineCrypto's `CertificateAuthority` (never committed). Clients trust `caFile`.
 public struct SimulatorCertificates: Sendable, Hashable {
     /// The CA certificate clients must trust (PEM).
     public let caFile: String
@@ -25,10 +26,13 @@ public struct SimulatorCertificates: Sendable, Hashable {
     ]
 
     /// Reuses the CA in `directory` if there is one (so clients keep trusting the same file) and
-    /// makes a fresh server certificate signed by it.
+    /// makes a fresh server certificate signed by it, through LivelineCrypto (OpenSSL's API).
     ///
-    /// - Parameter extraNames: more DNS names or IP addresses for the server certificate.
-    /// - Throws: `SimulatorError(.invalidConfiguration)` naming the `openssl` step that failed and its output.
+    /// - Parameters:
+    ///   - extraNames: more DNS names or IP addresses for the server certificate.
+    ///   - openssl: unused; certificates no longer come from the `openssl` command (kept for
+    ///     source compatibility).
+    /// - Throws: `SimulatorError(.invalidConfiguration)` naming the file or step that failed.
     public static func prepare(in directory: String, extraNames: [String] = [], openssl: String = "/usr/bin/openssl") throws(SimulatorError) -> SimulatorCertificates {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -39,41 +43,23 @@ public struct SimulatorCertificates: Sendable, Hashable {
         let caKey = directory + "/simulator-ca.key"
         let cert = directory + "/simulator-server.pem"
         let key = directory + "/simulator-server.key"
-        let csr = directory + "/simulator-server.csr"
-        let ext = directory + "/simulator-server.ext"
         let fm = FileManager.default
-        if !fm.fileExists(atPath: ca) || !fm.fileExists(atPath: caKey) {
-            try run(openssl, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", caKey])
-            try run(openssl, ["req", "-x509", "-new", "-key", caKey, "-sha256", "-days", "3650", "-subj", "/CN=Liveline APNs Simulator CA",
-                              "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", ca])
+        var names: [Certificate.AlternativeName] = [.dns("localhost"), .ip("127.0.0.1"), .ip("::1")] + apnsHostNames.map { .dns($0) }
+        for n in extraNames { names.append((n.contains(":") || n.allSatisfy { $0.isNumber || $0 == "." }) ? .ip(n) : .dns(n)) }
+        do throws(KeyError) {
+            let authority: CertificateAuthority
+            if fm.fileExists(atPath: ca), fm.fileExists(atPath: caKey) {
+                authority = try CertificateAuthority(certificateFile: ca, keyFile: caKey)
+            } else {
+                authority = try CertificateAuthority.generate(commonName: "Liveline APNs Simulator CA", validity: .seconds(3650 * 86_400))
+                try authority.write(certificateFile: ca, keyFile: caKey)
+            }
+            let (leaf, leafKey) = try authority.issueServerCertificate(commonName: "localhost", alternativeNames: names, validity: .seconds(825 * 86_400))
+            try CertificateAuthority.writeKey(leafKey, toFile: key)
+            try leaf.write(toFile: cert)
+        } catch {
+            throw SimulatorError(.invalidConfiguration, "cannot make the simulator's certificates in \(directory): \(error.message)")
         }
-        var names = ["DNS:localhost", "IP:127.0.0.1", "IP:::1"] + apnsHostNames.map { "DNS:" + $0 }
-        for n in extraNames { names.append((n.contains(":") || n.allSatisfy { $0.isNumber || $0 == "." }) ? "IP:" + n : "DNS:" + n) }
-        let extText = "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=" + names.joined(separator: ",") + "\n"
-        guard fm.createFile(atPath: ext, contents: Data(extText.utf8)) else { throw SimulatorError(.invalidConfiguration, "cannot write \(ext)") }
-        try run(openssl, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key])
-        try run(openssl, ["req", "-new", "-key", key, "-subj", "/CN=localhost", "-out", csr])
-        try run(openssl, ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "825", "-sha256", "-extfile", ext, "-out", cert])
-        try? fm.removeItem(atPath: csr)
-        try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
-        try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: caKey)
         return SimulatorCertificates(caFile: ca, certificateFile: cert, keyFile: key)
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws(SimulatorError) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch {
-            throw SimulatorError(.invalidConfiguration, "cannot run \(tool) (install the openssl package): \(error.localizedDescription)")
-        }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SimulatorError(.invalidConfiguration, "openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self).prefix(400))")
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCrypto
 import Synchronization
 
 /// Certificates and keys generated at run time into a fresh temporary directory.
@@ -7,7 +8,8 @@ import Synchronization
 /// certificate whose subject carries an APNs-style `UID=<topic>`, an `AuthKey_<KEYID>.p8`
 /// token-signing key (unencrypted PKCS#8, EC P-256), and keys that must be refused by a `.p8`
 /// loader: an encrypted PKCS#8 key, an RSA key, a P-384 key and a garbage file.
-/// Everything is made by the Debian `openssl` binary; nothing is committed.
+/// The CA and server certificate come from LivelineCrypto's `CertificateAuthority`; the client
+/// certificate and the refused keys from the Debian `openssl` binary. Nothing is committed.
 ///
 /// - Important: These are test credentials; a CA from one `TestPKI` does not trust the
 ///   certificates of another, which is how tests get an "untrusted CA".
@@ -121,21 +123,17 @@ public struct TestPKI: Sendable {
     private static func generate(in dir: URL, keyID: String, teamID: String, clientTopic: String) throws -> TestPKI {
         func file(_ name: String) -> URL { dir.appendingPathComponent(name) }
         let caCert = file("ca.pem"), caKey = file("ca-key.pem")
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                     "-keyout", caKey.path, "-out", caCert.path, "-days", "3", "-sha256",
-                     "-set_serial", randomSerial(),
-                     "-subj", "/O=Liveline Tests/CN=Liveline Test CA \(dir.lastPathComponent)",
-                     "-addext", "basicConstraints=critical,CA:TRUE",
-                     "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        // The CA and the server certificate through LivelineCrypto (OpenSSL's API); the client
+        // certificate's APNs-style subject and the keys a `.p8` loader must refuse still come
+        // from the `openssl` binary.
+        let authority = try CertificateAuthority.generate(commonName: "Liveline Test CA \(dir.lastPathComponent)", validity: .seconds(3 * 86_400))
+        try authority.write(certificateFile: caCert.path, keyFile: caKey.path)
 
         let serverCert = file("server.pem"), serverKey = file("server-key.pem")
-        try issue(certificate: serverCert, key: serverKey, subject: "/O=Liveline Tests/CN=localhost",
-                  extensions: """
-                  basicConstraints=CA:FALSE
-                  keyUsage=critical,digitalSignature,keyEncipherment
-                  extendedKeyUsage=serverAuth
-                  subjectAltName=DNS:localhost,IP:127.0.0.1
-                  """, caCert: caCert, caKey: caKey, dir: dir)
+        let (server, serverPrivateKey) = try authority.issueServerCertificate(
+            commonName: "localhost", alternativeNames: [.dns("localhost"), .ip("127.0.0.1")], validity: .seconds(3 * 86_400))
+        try CertificateAuthority.writeKey(serverPrivateKey, toFile: serverKey.path)
+        try server.write(toFile: serverCert.path)
 
         let clientCert = file("client.pem"), clientKey = file("client-key.pem")
         try issue(certificate: clientCert, key: clientKey,
