@@ -1,13 +1,14 @@
 import Foundation
 import LivelineCore
+import LivelineCrypto
 import LivelineHTTPServer
 import LivelineService
 import LivelineStore
 import Synchronization
 
 /// One service for the whole run on an SQLite file in a temporary folder, without workers (sends
-/// stay in the outbox) and with APNs pointed at a closed port; an admin key and an app key made at
-/// start stand in for `$ADMIN` and `$APP`.
+/// stay in the outbox) and with APNs pointed at a closed port; an admin key made at start and an app
+/// key made on first use (with the app they push for) stand in for `$ADMIN` and `$APP`.
 final class ServiceFuzzFixture: Sendable {
     static let shared = ServiceFuzzFixture()
 
@@ -28,23 +29,22 @@ final class ServiceFuzzFixture: Sendable {
         admin = try! service.bootstrapAdminKey()!
     }
 
-    /// `$ADMIN` and `$APP`; the app key is made through the API on first use.
+    /// `$ADMIN` and `$APP`. On first use, through the API: the flights app with a `.p8` key made
+    /// now (held only in the temporary database), and the app key.
     func placeholders() async -> [(String, String)] {
         if let app = appKey.withLock({ $0 }) { return [("$ADMIN", admin), ("$APP", app)] }
+        let pem = try! P256PrivateKey.generate().pkcs8PEM()
+        let registration: JSONValue = ["bundleID": "com.example.flights", "teamID": "TEAM000001", "keyID": "KEY0000001", "key": .string(pem), "environment": "sandbox"]
+        _ = await service.handle(HTTPRequest(method: "POST", path: "/v1/apps", headers: [("authorization", "Bearer " + admin)], body: registration.serialized()))
         let made = await service.handle(HTTPRequest(method: "POST", path: "/v1/keys", headers: [("authorization", "Bearer " + admin)], body: Array(#"{"scope":"app"}"#.utf8)))
         let app = (try? JSONValue.parse(made.body))?["key"]?.stringValue ?? "-"
         appKey.withLock { $0 = app }
         return [("$ADMIN", admin), ("$APP", app)]
     }
-}
 
-extension FuzzTarget {
-    /// `Service.handle(_:)`: any method, path, query, headers and body. The service must answer
-    /// every request with a status and, for an error, a JSON body whose `error.message` is not
-    /// empty; a 500 (an error the service did not expect) is a finding.
-    public static let service = FuzzTarget(name: "service") { bytes in
-        let fixture = ServiceFuzzFixture.shared
-        let parsed = FuzzRequest(bytes, replacing: await fixture.placeholders())
+    /// The service's answer to one input in the corpus's request form.
+    func answer(_ bytes: [UInt8]) async -> HTTPResponse {
+        let parsed = FuzzRequest(bytes, replacing: await placeholders())
         var path = parsed.path
         var query: [(name: String, value: String)] = []
         if let mark = path.firstIndex(of: "?") {
@@ -56,7 +56,16 @@ extension FuzzTarget {
             path = String(path[..<mark])
         }
         let request = HTTPRequest(method: parsed.method, path: path, query: query, headers: parsed.headers, body: parsed.body)
-        let response = await fixture.service.handle(request)
+        return await service.handle(request)
+    }
+}
+
+extension FuzzTarget {
+    /// `Service.handle(_:)`: any method, path, query, headers and body. The service must answer
+    /// every request with a status and, for an error, a JSON body whose `error.message` is not
+    /// empty; a 500 (an error the service did not expect) is a finding.
+    public static let service = FuzzTarget(name: "service") { bytes in
+        let response = await ServiceFuzzFixture.shared.answer(bytes)
         guard (100..<600).contains(response.status) else { return "Service.handle answered status \(response.status)" }
         if response.status == 500 { return "Service.handle answered 500: \(String(decoding: response.body.prefix(300), as: UTF8.self))" }
         if response.status >= 400 {

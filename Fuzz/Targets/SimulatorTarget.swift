@@ -28,17 +28,21 @@ struct SimulatorFuzzFixture: Sendable {
             ("$NOW", String(Int(clock.now.timeIntervalSince1970))),
         ]
     }
+
+    /// The simulator's answer to one input in the corpus's request form, on a fresh token connection.
+    func answer(_ bytes: [UInt8]) -> SimulatorResponse {
+        let parsed = FuzzRequest(bytes, replacing: placeholders)
+        let request = SimulatorRequest(method: parsed.method, path: parsed.path, headers: parsed.headers.map { .init($0.name, $0.value) }, body: parsed.body)
+        var connection = simulator.newConnection()
+        return simulator.handle(request, connection: &connection)
+    }
 }
 
 extension FuzzTarget {
     /// `Simulator.handle(_:connection:)` with an arbitrary method, path, headers and body, each
     /// input on a fresh token connection. An error answer must carry a reason.
     public static let simulator = FuzzTarget(name: "simulator") { bytes in
-        let fixture = SimulatorFuzzFixture.shared
-        let parsed = FuzzRequest(bytes, replacing: fixture.placeholders)
-        let request = SimulatorRequest(method: parsed.method, path: parsed.path, headers: parsed.headers.map { .init($0.name, $0.value) }, body: parsed.body)
-        var connection = fixture.simulator.newConnection()
-        let response = fixture.simulator.handle(request, connection: &connection)
+        let response = SimulatorFuzzFixture.shared.answer(bytes)
         guard (200..<600).contains(response.status) else { return "Simulator.handle answered status \(response.status)" }
         if response.status >= 400, (response.reason ?? "").isEmpty {
             return "Simulator.handle answered \(response.status) without a reason: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
