@@ -20,7 +20,8 @@ let package = Package(
             .product(name: "LivelineStore", package: "Liveline"),
             .product(name: "LivelineHTTPServer", package: "Liveline"),
         ], path: "Targets"),
-        .executableTarget(name: "liveline-fuzz", dependencies: ["FuzzTargets"], path: "Sources/liveline-fuzz"),
+        .target(name: "CFuzzer", path: "Sources/CFuzzer"),
+        .executableTarget(name: "liveline-fuzz", dependencies: ["FuzzTargets", "CFuzzer"], path: "Sources/liveline-fuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,10 @@
 import Foundation
 import FuzzTargets
 
-// libFuzzer's entry point for every target; the target is chosen by FUZZ_TARGET (one binary, one
-// link). Built with -parse-as-library: libFuzzer brings `main`.
+import CFuzzer
+
+// One binary for every target (one link); FUZZ_TARGET chooses. Built with -parse-as-library:
+// SwiftPM points `main` at `liveline_fuzz_main` on Linux, which runs libFuzzer's driver.
 
 /// The target named by FUZZ_TARGET.
 let target: FuzzTarget = {
@@ -20,8 +22,8 @@ final class Answer: @unchecked Sendable {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    let bytes = count == 0 ? [] : Array(UnsafeRawBufferPointer(start: start, count: count))
+public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count))
     let done = DispatchSemaphore(value: 0)
     let answer = Answer()
     let target = target
@@ -32,4 +34,11 @@ public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     done.wait()
     if let problem = answer.problem { fatalError("\(target.name): \(problem)") }
     return 0
+}
+
+@_cdecl("liveline_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput)
 }
