@@ -27,7 +27,7 @@ fuzz: ## Fuzz every parser for FUZZ_SECONDS each; crashes go to Fuzz/.work/artif
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p Fuzz/.work/corpus/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  FUZZ_TARGET=$$t $(FUZZ_BIN) Fuzz/.work/corpus/$$t Fuzz/Corpus/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -max_len=65536 \
+	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0} FUZZ_TARGET=$$t $(FUZZ_BIN) Fuzz/.work/corpus/$$t Fuzz/Corpus/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -max_len=65536 \
 	    -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/.work/artifacts/$$t- >Fuzz/.work/$$t.log 2>&1 \
 	    || { tail -n 40 Fuzz/.work/$$t.log; echo "fuzz: $$t FAILED: input in Fuzz/.work/artifacts/, log Fuzz/.work/$$t.log"; failed="$$failed $$t"; }; \
 	  grep -E "^stat::number_of_executed_units" Fuzz/.work/$$t.log; \
