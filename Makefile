@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug/liveline
 
-.PHONY: demo test build deps clean
+.PHONY: demo test build deps clean fuzz
 
 demo: ## Run the flight-tracker story end to end
 	@scripts/install-deps.sh demo
@@ -13,6 +13,26 @@ test: ## Build and run every test
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
 	@$(SWIFT) test --skip-build
+
+# libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.
+# libFuzzer ships with the Swift toolchain: nothing beyond the build's packages is needed.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= json voltra-json voltra-base64 layout-form pem-key simulator service
+FUZZ_BIN := Fuzz/.build/debug/liveline-fuzz
+
+fuzz: ## Fuzz every parser for FUZZ_SECONDS each; crashes go to Fuzz/.work/artifacts/
+	@scripts/install-deps.sh build
+	@$(SWIFT) build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	@mkdir -p Fuzz/.work/artifacts
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p Fuzz/.work/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=0} FUZZ_TARGET=$$t $(FUZZ_BIN) Fuzz/.work/corpus/$$t Fuzz/Corpus/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -max_len=65536 \
+	    -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/.work/artifacts/$$t- >Fuzz/.work/$$t.log 2>&1 \
+	    || { tail -n 40 Fuzz/.work/$$t.log; echo "fuzz: $$t FAILED: input in Fuzz/.work/artifacts/, log Fuzz/.work/$$t.log"; failed="$$failed $$t"; }; \
+	  grep -E "^stat::number_of_executed_units" Fuzz/.work/$$t.log; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 build:
 	@scripts/install-deps.sh build

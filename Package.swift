@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
+        .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
@@ -69,6 +70,11 @@ let package = Package(
         .testTarget(name: "LivelineServiceTests", dependencies: [
             "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting",
         ]),
+        // Fuzz targets (one check per parser), shared with the libFuzzer package under Fuzz/.
+        .target(name: "LivelineFuzzTargets", dependencies: [
+            "LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineSimulator", "LivelineService", "LivelineStore", "LivelineHTTPServer",
+        ], path: "Fuzz/Targets"),
+        .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
