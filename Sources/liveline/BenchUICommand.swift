@@ -57,7 +57,82 @@ enum BenchUICommand: LivelineCommand {
               compatible incl. DSL build  \(String(format: "%9.0f", dslRate)) /s  \(String(format: "%.3f", dslRate / compatRate))
               compact (q2 + q11 search)   \(String(format: "%9.0f", compactRate)) /s  \(String(format: "%.3f", compactRate / compatRate))
             """)
+        Console.out(fanOutReport(seconds: seconds, template: template, departure: departure))
         return 0
+    }
+
+    /// Brotli settings the fan-out table tries on compact's JSON: qualities at Voltra's window 22, then
+    /// windows 16 and 24 at the chosen quality. No custom dictionary: the device inflates with plain brotli.
+    static let fanOutSettings: [BrotliSettings] = [2, 4, 5, 6, 7, 8, 9, 10, 11].map { BrotliSettings(quality: $0, window: 22) }
+        + [16, 24].map { BrotliSettings(quality: BrotliSettings.fanOut.quality, window: $0) }
+    static let fanOutUserCount = 48
+    static let fanOutRate = 2000.0
+    static let fanOutRatio = 0.80
+
+    /// Layouts of one fan-out: every user's flight tracker differs in flight, passenger name and seat
+    /// (the header line), gate, delay and boarding time.
+    static func fanOutLayouts(template: FlightTemplate, departure: Date) -> [UILayout] {
+        let names = ["A. Silva", "B. Okafor", "C. Müller", "D. Tanaka", "E. Rossi", "F. Haddad", "G. Novak", "H. Kim"]
+        return (0..<fanOutUserCount).map { user in
+            let attributes = FlightAttributes(flightNumber: "LL \(1200 + user * 7)", origin: "LIS", destination: "ZRH",
+                                              airline: "\(names[user % names.count]) · seat \(10 + user % 23)\(["A", "C", "D", "F"][user % 4])",
+                                              departure: departure)
+            let boarding = departure.addingTimeInterval(Double(-1800 + user * 60))
+            let state: FlightAttributes.ContentState = switch user % 3 {
+            case 0: .init(status: .scheduled, gate: "A\(user + 1)", boardingTime: boarding)
+            case 1: .init(status: .delayed, gate: "B\(user % 17 + 2)", boardingTime: boarding, delayMinutes: 5 * (user % 9 + 1))
+            default: .init(status: .boarding, gate: "C\(40 - user % 31)", boardingTime: boarding, isBoarding: true)
+            }
+            return template.layout(attributes: attributes, state: state)
+        }
+    }
+
+    /// The fan-out table: per-user layouts per second on one core (thread CPU time, so other load on
+    /// the machine does not count) and bytes against compatible mode, for each setting.
+    static func fanOutReport(seconds: Double, template: FlightTemplate, departure: Date) -> String {
+        let layouts = fanOutLayouts(template: template, departure: departure)
+        let compat = layouts.map { VoltraEncoder.encode($0, mode: .compatible).compressed.count }
+        func row(_ name: String, _ encode: (UILayout) -> EncodedUI) -> String {
+            let ratios = layouts.indices.map { Double(encode(layouts[$0]).compressed.count) / Double(compat[$0]) }
+            var next = 0
+            let perSecond = cpuRate(seconds) {
+                _ = encode(layouts[next])
+                next = (next + 1) % layouts.count
+            }
+            let mean = ratios.reduce(0, +) / Double(ratios.count), worst = ratios.max() ?? 0
+            let meets = perSecond >= fanOutRate && worst <= fanOutRatio
+            return "  " + pad(name, 26) + pad(String(format: "%.0f", perSecond), 10, right: true)
+                + pad(String(format: "%.3f", mean), 8, right: true) + pad(String(format: "%.3f", worst), 8, right: true)
+                + "  " + (meets ? "meets" : "no")
+        }
+        var lines = ["", "fan-out: \(layouts.count) per-user flight-tracker layouts (flight, name, seat, gate, delay differ), one core",
+                     "(thread CPU time); targets >= \(Int(fanOutRate)) layouts/s and worst <= \(String(format: "%.2f", fanOutRatio))x compatible bytes", "",
+                     "  " + pad("setting", 26) + pad("layouts/s", 10, right: true) + pad("mean", 8, right: true) + pad("worst", 8, right: true) + "  targets"]
+        lines.append(row("compact (q2 + q11 search)") { VoltraEncoder.encode($0, mode: .compact) })
+        for settings in fanOutSettings {
+            lines.append(row("compact JSON, \(settings)") { VoltraEncoder.encode($0, fanOut: settings) })
+        }
+        lines.append(row("fanOut mode (\(BrotliSettings.fanOut))") { VoltraEncoder.encode($0, mode: .fanOut) })
+        return lines.joined(separator: "\n")
+    }
+
+    /// Calls per second of thread CPU time, run for `seconds` of it.
+    static func cpuRate(_ seconds: Double, _ body: () -> Void) -> Double {
+        func now() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        body()
+        let start = now()
+        var count = 0
+        var elapsed = 0.0
+        repeat {
+            body()
+            count += 1
+            elapsed = now() - start
+        } while elapsed < seconds
+        return Double(count) / elapsed
     }
 
     static func rate(_ seconds: Double, _ body: () -> Void) -> Double {

@@ -414,4 +414,33 @@ struct UICommandTests {
         #expect(rows.contains { $0.hasPrefix("  compatible (reference)") && $0.hasSuffix("/s  1.000") })
         #expect(rows.contains { $0.hasPrefix("  compact (q2 + q11 search)") })
     }
+
+    @Test("bench ui prints the fan-out table: layouts/s and bytes vs compatible per brotli setting")
+    func benchFanOut() async throws {
+        let result = try await CLI.run(["bench", "ui", "--seconds", "0.02"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasPrefix("fan-out: 48 per-user flight-tracker layouts") })
+        #expect(rows.contains { $0.hasSuffix("targets >= 2000 layouts/s and worst <= 0.80x compatible bytes") })
+        let header = try #require(rows.firstIndex { $0.hasPrefix("  setting ") })
+        #expect(rows[header].hasSuffix("layouts/s    mean   worst  targets"))
+        let table = rows[(header + 1)...].prefix { $0.hasPrefix("  ") }
+        var names: [String] = []
+        for row in table {
+            // name, then layouts/s, mean and worst ratio, and whether the targets are met.
+            let columns = row.split(separator: " ").suffix(4).map(String.init)
+            let rate = try #require(Double(columns[0]), "\(row)")
+            let mean = try #require(Double(columns[1])), worst = try #require(Double(columns[2]))
+            #expect(rate > 0 && mean > 0 && mean <= worst && worst <= 1, "\(row)")
+            #expect(["meets", "no"].contains(columns[3]), "\(row)")
+            if columns[3] == "meets" { #expect(rate >= 2000 && worst <= 0.80, "\(row)") }
+            names.append(String(row.dropFirst(2).prefix(26)).trimmingCharacters(in: .whitespaces))
+        }
+        #expect(names.first == "compact (q2 + q11 search)")
+        for quality in [2, 4, 5, 6, 7, 8, 9, 10, 11] { #expect(names.contains("compact JSON, q\(quality) w22"), "\(names)") }
+        // The mode's own row: its bytes meet the target whatever the machine's speed.
+        let mode = try #require(table.first { $0.hasPrefix("  fanOut mode (q") })
+        let worst = try #require(Double(mode.split(separator: " ").suffix(2).first ?? ""))
+        #expect(worst <= 0.80, "\(mode)")
+    }
 }

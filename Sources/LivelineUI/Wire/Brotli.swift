@@ -19,6 +19,11 @@ public enum Brotli {
         return output
     }
 
+    /// Compresses `input` with `settings` in generic mode.
+    public static func compress(_ input: [UInt8], _ settings: BrotliSettings) -> [UInt8] {
+        compress(input, quality: settings.quality, window: settings.window)
+    }
+
     /// Decompresses into a buffer of `limit` bytes (`BrotliDecoderDecompress`); nil when the
     /// stream is corrupt or its output does not fit.
     public static func decompress(_ input: [UInt8], limit: Int) -> [UInt8]? {
@@ -71,4 +76,31 @@ public enum Brotli {
             }
         }
     }
+}
+
+/// The two encoder parameters that matter for a payload of a few kilobytes: quality and window.
+/// Any standard stream (window 10 to 24, no large-window extension, no custom dictionary) inflates
+/// with the device's plain brotli decoder.
+public struct BrotliSettings: Sendable, Hashable, CustomStringConvertible {
+    /// 0 (fastest) to 11 (smallest).
+    public var quality: Int32
+    /// log2 of the sliding window, 10 to 24.
+    public var window: Int32
+
+    /// Settings with `quality` clamped to 0...11 and `window` to 10...24.
+    public init(quality: Int32, window: Int32 = 22) {
+        self.quality = min(max(quality, 0), 11)
+        self.window = min(max(window, 10), 24)
+    }
+
+    /// Voltra's server: quality 2, window 22.
+    public static let compatible = BrotliSettings(quality: 2, window: 22)
+
+    /// `.fanOut` mode's settings: quality 10, window 22. On per-user flight trackers (`liveline bench ui`)
+    /// quality 10 is the lowest quality within 0.80× of the compatible bytes (qualities 5 to 9 give
+    /// 0.82–0.84×) and it costs no more than 11; the window does not matter for payloads this small.
+    public static let fanOut = BrotliSettings(quality: 10, window: 22)
+
+    /// `q7 w22`.
+    public var description: String { "q\(quality) w\(window)" }
 }

@@ -9,17 +9,20 @@ public struct EncodedUI: Sendable, Hashable {
     public let json: [UInt8]
     /// The brotli stream.
     public let compressed: [UInt8]
-    /// The brotli quality used (2 or 11).
+    /// The brotli quality used (2 or 11; `.fanOut`'s setting in that mode).
     public let quality: Int32
+    /// The brotli window (lgwin) used.
+    public let window: Int32
     /// Standard base64 of `compressed`: the `content-state.uiJsonData` string.
     public let base64: String
 
     /// Creates the value from its JSON and compressed bytes.
-    public init(mode: EncodingMode, json: [UInt8], compressed: [UInt8], quality: Int32) {
+    public init(mode: EncodingMode, json: [UInt8], compressed: [UInt8], quality: Int32, window: Int32 = 22) {
         self.mode = mode
         self.json = json
         self.compressed = compressed
         self.quality = quality
+        self.window = window
         self.base64 = Data(compressed).base64EncodedString()
     }
 

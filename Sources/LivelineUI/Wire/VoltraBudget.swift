@@ -25,7 +25,11 @@ public enum VoltraBudget {
         let candidates = VoltraEncoder.candidates(layout, mode: mode)
         guard let smallest = candidates.min(by: { $0.json.count < $1.json.count }), smallest.json.count > maxJSONBytes else { return }
         let regions = smallest.root.filter { $0.key != "v" }.map { "\($0.key) \($0.value.serializedSize)" }
-        let which = mode == .compact ? "the smallest of its compact encodings" : "compatible mode"
+        let which = switch mode {
+        case .compact: "the smallest of its compact encodings"
+        case .fanOut: "the smallest of its fan-out encodings"
+        case .compatible: "compatible mode"
+        }
         throw UIError(.overBudget, """
             UI JSON is \(smallest.json.count) bytes (\(which)), more than the \(maxJSONBytes) bytes any payload within the budget can hold: \(base64Limit) bytes of \
             base64 carry \(maxCompressedBytes) compressed bytes, and the device inflates at most \(maxRatio)× that. Nothing \

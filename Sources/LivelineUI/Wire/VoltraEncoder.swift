@@ -10,7 +10,7 @@ public enum VoltraEncoder {
         case .compatible:
             var renderer = WireRenderer(styles: .identity, elements: .identity)
             return renderer.render(layout)
-        case .compact:
+        case .compact, .fanOut:
             var renderer = WireRenderer(styles: .structural, elements: .structural)
             return renderer.render(layout)
         }
@@ -18,6 +18,7 @@ public enum VoltraEncoder {
 
     /// Renders, compresses and base64-encodes `layout`. Does not check the budget: see `VoltraBudget`.
     public static func encode(_ layout: UILayout, mode: EncodingMode = .compact) -> EncodedUI {
+        if mode == .fanOut { return encode(layout, fanOut: .fanOut) }
         let candidates = self.candidates(layout, mode: mode).map(\.json)
         let compat = EncodedUI(mode: .compatible, json: candidates[0], compressed: Brotli.compress(candidates[0]), quality: 2)
         guard mode == .compact else { return compat }
@@ -47,11 +48,33 @@ public enum VoltraEncoder {
             : EncodedUI(mode: .compact, json: best.json, compressed: best.compressed, quality: best.quality)
     }
 
+    /// `.fanOut` mode with explicit brotli settings: compact's JSON compressed once with `settings`, or
+    /// the compatible stream when that is smaller or the compact one is over the device's 8:1 ratio.
+    /// The result is labelled `.fanOut` either way.
+    public static func encode(_ layout: UILayout, fanOut settings: BrotliSettings) -> EncodedUI {
+        let bytes = JSONValue.object(json(layout, mode: .fanOut)).serialized()
+        let compressed = Brotli.compress(bytes, settings)
+        let compat = JSONValue.object(json(layout, mode: .compatible)).serialized()
+        let compatCompressed = Brotli.compress(compat, .compatible)
+        let fits = bytes.count <= VoltraBudget.maxRatio * compressed.count
+        guard fits && compressed.count < compatCompressed.count else {
+            return EncodedUI(mode: .fanOut, json: compat, compressed: compatCompressed, quality: BrotliSettings.compatible.quality,
+                             window: BrotliSettings.compatible.window)
+        }
+        return EncodedUI(mode: .fanOut, json: bytes, compressed: compressed, quality: settings.quality, window: settings.window)
+    }
+
     /// The payload JSON variants `encode` chooses from in `mode`, the compatible one first, without
     /// duplicates: the root object and its bytes.
     static func candidates(_ layout: UILayout, mode: EncodingMode) -> [(root: JSONObject, json: [UInt8])] {
         let compat = json(layout, mode: .compatible)
         var candidates = [(root: compat, json: JSONValue.object(compat).serialized())]
+        if mode == .fanOut {
+            let root = json(layout, mode: .fanOut)
+            let bytes = JSONValue.object(root).serialized()
+            if bytes != candidates[0].json { candidates.append((root, bytes)) }
+            return candidates
+        }
         guard mode == .compact else { return candidates }
         let variants: [(WireRenderer.StyleSharing, WireRenderer.ElementSharing)] = [
             (.structural, .identity), (.structural, .structural), (.inline, .structural),

@@ -90,7 +90,11 @@ import Testing
         let layout = try LayoutForm.parse(Self.noiseForm(100_000))
         let json = VoltraEncoder.candidates(layout, mode: mode).map(\.json.count).min()!
         #expect(json > 100_000)
-        let which = mode == .compact ? "the smallest of its compact encodings" : "compatible mode"
+        let which = switch mode {
+        case .compact: "the smallest of its compact encodings"
+        case .fanOut: "the smallest of its fan-out encodings"
+        case .compatible: "compatible mode"
+        }
         #expect {
             try VoltraAttributes.ContentState(layout: layout, mode: mode)
         } throws: { error in

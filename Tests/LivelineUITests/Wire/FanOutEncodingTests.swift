@@ -1,0 +1,90 @@
+import Foundation
+import LivelineCore
+import Testing
+@testable import LivelineUI
+
+/// `.fanOut`: compact's JSON compressed once at `BrotliSettings.fanOut`, for one layout per user.
+@Suite struct FanOutEncodingTests {
+    static let departure = Date(timeIntervalSince1970: 1_767_258_000)
+
+    /// Six passengers' flight trackers: name and seat (in the header line), flight, gate, delay and
+    /// boarding time differ, across the three kinds of state.
+    static let rows: [(flight: String, passenger: String, state: FlightAttributes.ContentState)] = [
+        ("LL 1234", "Ana Silva · 12A", .init(status: .scheduled, gate: nil, boardingTime: departure.addingTimeInterval(-1800))),
+        ("LL 1234", "Jonas Weber · 31F", .init(status: .scheduled, gate: "A7", boardingTime: departure.addingTimeInterval(-1500))),
+        ("LL 2020", "Mei Tanaka · 4C", .init(status: .delayed, gate: "B12", boardingTime: departure.addingTimeInterval(900), delayMinutes: 45)),
+        ("LL 2020", "Omar Haddad · 22D", .init(status: .delayed, gate: "B3", boardingTime: departure.addingTimeInterval(300), delayMinutes: 5)),
+        ("LL 0901", "Zoë Novak · 17B", .init(status: .boarding, gate: "C40", boardingTime: departure.addingTimeInterval(-1800), isBoarding: true)),
+        ("LL 0901", "Kwame Mensah · 2A", .init(status: .boarding, gate: "D1", boardingTime: departure.addingTimeInterval(-1200), isBoarding: true)),
+    ]
+    static let users: [(attributes: FlightAttributes, state: FlightAttributes.ContentState)] = rows.map { row in
+        (FlightAttributes(flightNumber: row.flight, origin: "LIS", destination: "ZRH", airline: row.passenger, departure: departure), row.state)
+    }
+
+    static func layout(_ user: Int) -> UILayout {
+        FlightTemplate(timeZone: TimeZone(secondsFromGMT: 0)!).layout(attributes: users[user].attributes, state: users[user].state)
+    }
+
+    @Test(arguments: 0..<users.count)
+    func decodesToTheSameLayoutAsCompactMode(user: Int) throws {
+        let layout = Self.layout(user)
+        let fanOut = VoltraEncoder.encode(layout, mode: .fanOut)
+        let compact = VoltraEncoder.encode(layout, mode: .compact)
+        #expect(fanOut.mode == .fanOut)
+        let decoded = try VoltraDecoder.decode(base64: fanOut.base64)
+        #expect(decoded.issues.isEmpty, "\(decoded.issues)")
+        let fromCompact = try VoltraDecoder.decode(base64: compact.base64)
+        #expect(LayoutForm.json(decoded.layout) == LayoutForm.json(fromCompact.layout))
+        #expect(LayoutForm.json(decoded.layout) == LayoutForm.json(layout))
+        // Each user's own strings made it through.
+        let text = String(decoding: decoded.json, as: UTF8.self)
+        #expect(text.contains(Self.users[user].attributes.airline))
+        if let gate = Self.users[user].state.gate { #expect(text.contains(gate)) }
+    }
+
+    @Test(arguments: 0..<users.count)
+    func isAtMostEightTenthsOfTheCompatibleBytes(user: Int) throws {
+        let layout = Self.layout(user)
+        let fanOut = VoltraEncoder.encode(layout, mode: .fanOut)
+        let compat = VoltraEncoder.encode(layout, mode: .compatible)
+        #expect(Double(fanOut.compressed.count) <= 0.80 * Double(compat.compressed.count),
+                "\(fanOut.compressed.count) of \(compat.compressed.count) compatible bytes")
+        // The chosen settings were used (compact's JSON won), within the device's 8:1 ratio and the budget.
+        #expect(fanOut.quality == BrotliSettings.fanOut.quality && fanOut.window == BrotliSettings.fanOut.window)
+        #expect(fanOut.json == JSONValue.object(VoltraEncoder.json(layout, mode: .compact)).serialized())
+        try VoltraBudget.check(fanOut)
+        _ = try VoltraAttributes.ContentState(layout: layout, mode: .fanOut)
+    }
+
+    @Test func theModeIsTheExplicitEncodeAtTheFanOutSettings() {
+        let layout = Self.layout(2)
+        #expect(VoltraEncoder.encode(layout, mode: .fanOut) == VoltraEncoder.encode(layout, fanOut: .fanOut))
+        // Its stream is a plain brotli stream of compact's JSON: no dictionary, standard window.
+        let encoded = VoltraEncoder.encode(layout, fanOut: .fanOut)
+        #expect(Brotli.decompress(encoded.compressed, limit: encoded.json.count) == encoded.json)
+        #expect((10...24).contains(BrotliSettings.fanOut.window))
+    }
+
+    /// Where compact's JSON does not win (a payload too short to compress), the compatible stream is
+    /// sent, so the mode is never larger than `.compatible`.
+    @Test func fallsBackToTheCompatibleStreamWhenThatIsSmaller() throws {
+        let layout = try LayoutForm.parse(Array(#"{"lockScreen":{"type":"Text","children":"Hello, world!"}}"#.utf8))
+        let fanOut = VoltraEncoder.encode(layout, fanOut: BrotliSettings(quality: 0, window: 10))
+        let compat = VoltraEncoder.encode(layout, mode: .compatible)
+        #expect(fanOut.mode == .fanOut)
+        #expect(fanOut.compressed.count <= compat.compressed.count)
+        for quality in [0, 2, 5, 9, 11] as [Int32] {
+            for layout in [layout, Self.layout(0)] {
+                let encoded = VoltraEncoder.encode(layout, fanOut: BrotliSettings(quality: quality))
+                #expect(encoded.compressed.count <= VoltraEncoder.encode(layout, mode: .compatible).compressed.count)
+                #expect(LayoutForm.json(try VoltraDecoder.decode(base64: encoded.base64).layout) == LayoutForm.json(layout))
+            }
+        }
+    }
+
+    @Test func settingsAreClampedToWhatBrotliAccepts() {
+        #expect(BrotliSettings(quality: 14, window: 30) == BrotliSettings(quality: 11, window: 24))
+        #expect(BrotliSettings(quality: -1, window: 2) == BrotliSettings(quality: 0, window: 10))
+        #expect(BrotliSettings.compatible.description == "q2 w22")
+    }
+}
