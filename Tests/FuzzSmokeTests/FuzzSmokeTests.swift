@@ -4,7 +4,9 @@ import Testing
 
 /// A few seconds of each fuzz target inside `make test`: every corpus input as it is, then a
 /// seeded mutation loop over the corpus (`make fuzz` runs the same checks under libFuzzer).
-@Suite struct FuzzSmokeTests {
+// Serialized, and yielding now and then: a CPU-bound loop must not hold both of a 2-core machine's
+// cooperative threads while other suites' servers answer from tasks.
+@Suite(.serialized) struct FuzzSmokeTests {
     /// `Fuzz/Corpus/`, found from this file.
     static let corpusRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fuzz/Corpus").standardized.path
 
@@ -46,6 +48,7 @@ import Testing
             record(await target.check(input), input, "iteration \(iteration)")
             // Stacking edits reaches deeper; going back to a seed now and then keeps inputs near valid.
             if input.count < 64 * 1024 { current = input }
+            if iteration % 64 == 63 { await Task.yield() }
         }
         #expect(failures.isEmpty, "\(name):\n\(failures.joined(separator: "\n"))")
     }
