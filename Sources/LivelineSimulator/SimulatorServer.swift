@@ -59,16 +59,19 @@ public final class SimulatorServer: Sendable {
                 let auth = Self.authentication(for: connection, simulator: simulator)
                 let state = simulator.newConnection(authentication: auth)
                 if state.maxConcurrentStreams != maxConcurrentStreams { connection.setMaxConcurrentStreams(state.maxConcurrentStreams) }
-                table.value.withLock { t in
-                    if t.count > 256 { t = t.filter { $0.value.connection.isOpen } }
-                    t[connection.id] = (connection, state)
-                }
+                table.value.withLock { t in t[connection.id] = (connection, state) }
+                // Registered after the entry exists, so a connection that closed already removes it at once.
+                let id = connection.id
+                connection.whenClosed { table.value.withLock { t in _ = t.removeValue(forKey: id) } }
             },
             handler: { request, responder in
                 Self.handle(request, responder: responder, simulator: simulator, table: table.value)
             })
         return SimulatorServer(simulator: simulator, server: server, caFile: certificates.caFile, connections: table)
     }
+
+    /// How many connections the server keeps state for (an entry is removed when its connection closes).
+    var trackedConnections: Int { connections.value.withLock { $0.count } }
 
     /// The state of every connection opened so far that is still open.
     public var connectionStates: [ConnectionState] {
@@ -104,6 +107,11 @@ public final class SimulatorServer: Sendable {
         let response = table.withLock { t in
             var index = t.index(forKey: id)
             if index == nil {
+                // Not tracked (closed, or opened before the hook ran): a state for this request only.
+                guard request.connection.isOpen else {
+                    var state = simulator.newConnection()
+                    return simulator.handle(simRequest, connection: &state)
+                }
                 t[id] = (request.connection, simulator.newConnection())
                 index = t.index(forKey: id)
             }
