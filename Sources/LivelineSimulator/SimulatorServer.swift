@@ -41,10 +41,12 @@ public final class SimulatorServer: Sendable {
     ///   - certificates: the server certificate and the CA clients trust (`SimulatorCertificates.prepare(in:)`).
     ///   - clientCAFile: when set, client certificates signed by it select certificate authentication
     ///     (topic = the certificate's UID).
+    ///   - inspectionToken: when set, `GET /simulator/v1/...` answers 401 unless the request carries
+    ///     `authorization: Bearer <token>` (`makeInspectionToken()`). Needed beyond loopback: the API shows full tokens.
     /// - Throws: `HTTP2Error` when the address cannot be bound or the files are unusable.
     public static func start(
         simulator: Simulator, certificates: SimulatorCertificates, host: String = "127.0.0.1", port: Int = 0,
-        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil
+        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil, inspectionToken: String? = nil
     ) throws(HTTP2Error) -> SimulatorServer {
         // Shared between the loop thread (handler) and readers; only touched under the mutex.
         let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
@@ -65,7 +67,7 @@ public final class SimulatorServer: Sendable {
                 connection.whenClosed { table.value.withLock { t in _ = t.removeValue(forKey: id) } }
             },
             handler: { request, responder in
-                Self.handle(request, responder: responder, simulator: simulator, table: table.value)
+                Self.handle(request, responder: responder, simulator: simulator, table: table.value, inspectionToken: inspectionToken)
             })
         return SimulatorServer(simulator: simulator, server: server, caFile: certificates.caFile, connections: table)
     }
@@ -88,14 +90,10 @@ public final class SimulatorServer: Sendable {
     }
 
     static func handle(_ request: HTTP2ServerRequest, responder: HTTP2ServerResponder,
-                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>) {
+                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>,
+                       inspectionToken: String? = nil) {
         if request.path.hasPrefix("/simulator/") {
-            guard request.method == "GET", let json = simulator.inspection(path: request.path) else {
-                responder.respond(status: 404, headers: ["content-type": "application/json"],
-                                  body: JSONValue.object(["error": .string("no inspection route \(request.method) \(request.path); try GET /simulator/v1/status, devices, activities or log")]).serialized())
-                return
-            }
-            responder.respond(status: 200, headers: ["content-type": "application/json"], body: Array(json.prettyPrinted().utf8))
+            respondToInspection(request, responder: responder, simulator: simulator, token: inspectionToken)
             return
         }
         var requestHeaders: [SimulatorRequest.Header] = []
