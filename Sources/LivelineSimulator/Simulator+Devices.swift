@@ -78,12 +78,11 @@ extension Simulator {
             for (token, record) in s.tokens where record.deviceID == deviceID && record.bundleID == bundleID {
                 s.kill(token: token, at: now, reason: .unregistered)
             }
-            for id in s.activityOrder where s.activities[id]?.snapshot.deviceID == deviceID && s.activities[id]?.snapshot.bundleID == bundleID {
-                if s.activities[id]!.snapshot.state != .dismissed {
-                    s.activities[id]!.snapshot.state = .dismissed
-                    s.emit(now, deviceID, bundleID, .activityState(activityID: id, state: .dismissed))
-                }
+            for id in s.activities.notDismissed(deviceID: deviceID, bundleID: bundleID) {
+                s.activities[id]!.snapshot.state = .dismissed
+                s.emit(now, deviceID, bundleID, .activityState(activityID: id, state: .dismissed))
             }
+            s.pruneActivities(now)
         }
     }
 
@@ -129,10 +128,7 @@ extension Simulator {
                 guard s.channels[id]?.bundleID == bundleID else { throw SimulatorError(.unsupported, "\"\(id)\" is not a channel of \(bundleID)") }
                 channel = id
             }
-            let running = s.activityOrder.filter {
-                guard let a = s.activities[$0]?.snapshot else { return false }
-                return a.deviceID == deviceID && a.bundleID == bundleID && (a.state == .active || a.state == .stale)
-            }.count
+            let running = s.activities.runningCount(deviceID: deviceID, bundleID: bundleID)
             if running >= s.config.deviceRules.maxActivitiesPerApp {
                 throw SimulatorError(.targetMaximumExceeded, "\(bundleID) already has \(running) activities on \"\(deviceID)\"; the limit is \(s.config.deviceRules.maxActivitiesPerApp)")
             }
@@ -175,6 +171,7 @@ extension Simulator {
             if let t = a.pushToken { s.kill(token: t, at: now, reason: .expiredToken) }
             s.activities[activityID]!.snapshot = a
             s.emit(now, a.deviceID, a.bundleID, .activityState(activityID: activityID, state: .dismissed))
+            s.pruneActivities(now)
         }
     }
 

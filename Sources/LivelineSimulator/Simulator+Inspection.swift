@@ -20,12 +20,13 @@ extension Simulator {
         state.withLock { $0.appSnapshot(deviceID: deviceID, bundleID: bundleID) }
     }
 
-    /// Every activity as of the clock's current time, in start order.
+    /// Every activity as of the clock's current time, in start order; dismissed ones only until their
+    /// retention (`dismissedActivityCapacity`, `dismissedActivityRetention`) has passed.
     public func activities() -> [ActivitySnapshot] {
         let now = clock.now
         return state.withLock { s in
             s.tick(now)
-            return s.activityOrder.compactMap { s.activities[$0]?.snapshot }
+            return s.activities.inStartOrder.map(\.snapshot)
         }
     }
 
@@ -38,12 +39,12 @@ extension Simulator {
         }
     }
 
-    /// Token and state events, oldest first.
+    /// Token and state events, oldest first (at most `eventCapacity`).
     public func events() -> [SimulatorEvent] {
         let now = clock.now
         return state.withLock { s in
             s.tick(now)
-            return s.events
+            return s.orderedEvents
         }
     }
 
@@ -71,7 +72,7 @@ extension Simulator {
                     ["bundleID": .string(a.bundleID), "teamID": .string(a.teamID), "broadcastEnabled": .bool(a.broadcastEnabled)]
                 }),
                 "devices": .number(Double(s.deviceOrder.count)),
-                "activities": .number(Double(s.activityOrder.count)),
+                "activities": .number(Double(s.activities.count)),
                 "channels": .number(Double(s.channelOrder.count)),
                 "pushes": ["accepted": .number(Double(c.0)), "rejected": .number(Double(c.1)), "dropped": .number(Double(c.2))],
             ]

@@ -124,13 +124,21 @@ public struct SimulatorConfiguration: Sendable {
     public var deviceRules: DeviceRules
     /// How many push records `log` keeps (oldest dropped first).
     public var logCapacity: Int
+    /// How many events `events()` keeps (oldest dropped first).
+    public var eventCapacity: Int
+    /// How many dismissed activities are kept for inspection (the earliest dismissed dropped first).
+    /// A dropped activity's update token is forgotten: it then answers like a token APNs never issued.
+    public var dismissedActivityCapacity: Int
+    /// How long a dismissed activity is kept for inspection after its dismissal.
+    public var dismissedActivityRetention: TimeInterval
 
     /// A configuration; every field has a default.
     public init(
         environment: APNSEnvironment = .sandbox, keys: [ProviderKey] = [], apps: [AppRegistration] = [],
         maxConcurrentStreams: Int = 1000, restrictedConcurrentStreams: Int = 1, seed: UInt64 = 1,
         rateLimit: RateLimit? = nil, idleTimeout: TimeInterval = 3600, maxChannelsPerApp: Int = 10_000,
-        deviceRules: DeviceRules = DeviceRules(), logCapacity: Int = 10_000
+        deviceRules: DeviceRules = DeviceRules(), logCapacity: Int = 10_000, eventCapacity: Int = 10_000,
+        dismissedActivityCapacity: Int = 1000, dismissedActivityRetention: TimeInterval = 24 * 3600
     ) {
         self.environment = environment
         self.keys = keys
@@ -143,5 +151,8 @@ public struct SimulatorConfiguration: Sendable {
         self.maxChannelsPerApp = maxChannelsPerApp
         self.deviceRules = deviceRules
         self.logCapacity = logCapacity
+        self.eventCapacity = eventCapacity
+        self.dismissedActivityCapacity = dismissedActivityCapacity
+        self.dismissedActivityRetention = dismissedActivityRetention
     }
 }

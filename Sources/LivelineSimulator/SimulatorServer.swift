@@ -41,10 +41,12 @@ public final class SimulatorServer: Sendable {
     ///   - certificates: the server certificate and the CA clients trust (`SimulatorCertificates.prepare(in:)`).
     ///   - clientCAFile: when set, client certificates signed by it select certificate authentication
     ///     (topic = the certificate's UID).
+    ///   - inspectionToken: when set, `GET /simulator/v1/...` answers 401 unless the request carries
+    ///     `authorization: Bearer <token>` (`makeInspectionToken()`). Needed beyond loopback: the API shows full tokens.
     /// - Throws: `HTTP2Error` when the address cannot be bound or the files are unusable.
     public static func start(
         simulator: Simulator, certificates: SimulatorCertificates, host: String = "127.0.0.1", port: Int = 0,
-        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil
+        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil, inspectionToken: String? = nil
     ) throws(HTTP2Error) -> SimulatorServer {
         // Shared between the loop thread (handler) and readers; only touched under the mutex.
         let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
@@ -63,16 +65,19 @@ public final class SimulatorServer: Sendable {
                 let auth = Self.authentication(for: connection, simulator: simulator)
                 let state = simulator.newConnection(authentication: auth)
                 if state.maxConcurrentStreams != maxConcurrentStreams { connection.setMaxConcurrentStreams(state.maxConcurrentStreams) }
-                table.value.withLock { t in
-                    if t.count > 256 { t = t.filter { $0.value.connection.isOpen } }
-                    t[connection.id] = (connection, state)
-                }
+                table.value.withLock { t in t[connection.id] = (connection, state) }
+                // Registered after the entry exists, so a connection that closed already removes it at once.
+                let id = connection.id
+                connection.whenClosed { table.value.withLock { t in _ = t.removeValue(forKey: id) } }
             },
             handler: { request, responder in
-                Self.handle(request, responder: responder, simulator: simulator, table: table.value)
+                Self.handle(request, responder: responder, simulator: simulator, table: table.value, inspectionToken: inspectionToken)
             })
         return SimulatorServer(simulator: simulator, server: server, caFile: certificates.caFile, connections: table)
     }
+
+    /// How many connections the server keeps state for (an entry is removed when its connection closes).
+    var trackedConnections: Int { connections.value.withLock { $0.count } }
 
     /// The state of every connection opened so far that is still open.
     public var connectionStates: [ConnectionState] {
@@ -89,14 +94,10 @@ public final class SimulatorServer: Sendable {
     }
 
     static func handle(_ request: HTTP2ServerRequest, responder: HTTP2ServerResponder,
-                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>) {
+                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>,
+                       inspectionToken: String? = nil) {
         if request.path.hasPrefix("/simulator/") {
-            guard request.method == "GET", let json = simulator.inspection(path: request.path) else {
-                responder.respond(status: 404, headers: ["content-type": "application/json"],
-                                  body: JSONValue.object(["error": .string("no inspection route \(request.method) \(request.path); try GET /simulator/v1/status, devices, activities or log")]).serialized())
-                return
-            }
-            responder.respond(status: 200, headers: ["content-type": "application/json"], body: Array(json.prettyPrinted().utf8))
+            respondToInspection(request, responder: responder, simulator: simulator, token: inspectionToken)
             return
         }
         var requestHeaders: [SimulatorRequest.Header] = []
@@ -108,6 +109,11 @@ public final class SimulatorServer: Sendable {
         let response = table.withLock { t in
             var index = t.index(forKey: id)
             if index == nil {
+                // Not tracked (closed, or opened before the hook ran): a state for this request only.
+                guard request.connection.isOpen else {
+                    var state = simulator.newConnection()
+                    return simulator.handle(simRequest, connection: &state)
+                }
                 t[id] = (request.connection, simulator.newConnection())
                 index = t.index(forKey: id)
             }

@@ -14,6 +14,7 @@ import LivelineCrypto
 ///                         "activityTypes": ["VoltraAttributes", "FlightAttributes", "schemas/Score.json", {"name": "X", "contentState": {...}}]}]}],
 ///  "rules": {"maxActivitiesPerApp": 5, "updateBudgetPerHour": 15, "frequentUpdateBudgetPerHour": 240},
 ///  "maxConcurrentStreams": 1000, "rateLimit": {"count": 100, "seconds": 1},
+///  "logCapacity": 10000, "eventCapacity": 10000, "dismissedActivityCapacity": 1000, "dismissedActivityRetention": 86400,
 ///  "faults": [{"respond": "ServiceUnavailable", "probability": 0.1}, {"goAway": "Shutdown", "token": "ab12..."},
 ///             {"latencyMs": 200}, {"dropConnection": true}, {"streamLimit": 1, "skipFirst": 10}]}
 /// ```
@@ -78,7 +79,8 @@ public struct SimulatorSetup: Sendable {
         }
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : baseDirectory + "/" + p }
         guard let root = json.objectValue else { throw fail("top level", "must be an object") }
-        let known = ["environment", "seed", "keys", "apps", "devices", "rules", "maxConcurrentStreams", "rateLimit", "faults", "logCapacity", "idleTimeout"]
+        let known = ["environment", "seed", "keys", "apps", "devices", "rules", "maxConcurrentStreams", "rateLimit", "faults", "logCapacity", "idleTimeout",
+                     "eventCapacity", "dismissedActivityCapacity", "dismissedActivityRetention"]
         for key in root.keys where !known.contains(key) { throw fail(key, "unknown key (expected one of \(known.joined(separator: ", ")))") }
         var config = SimulatorConfiguration()
         if let e = root["environment"] {
@@ -96,6 +98,15 @@ public struct SimulatorSetup: Sendable {
         if let m = root["logCapacity"] {
             guard let n = m.numberValue, n >= 0, n == n.rounded() else { throw fail("logCapacity", "must be a non-negative integer, got \(m.jsonString)") }
             config.logCapacity = Int(n)
+        }
+        for name in ["eventCapacity", "dismissedActivityCapacity"] {
+            guard let m = root[name] else { continue }
+            guard let n = m.numberValue, n >= 0, n == n.rounded(), n < 1e15 else { throw fail(name, "must be a non-negative integer, got \(m.jsonString)") }
+            if name == "eventCapacity" { config.eventCapacity = Int(n) } else { config.dismissedActivityCapacity = Int(n) }
+        }
+        if let m = root["dismissedActivityRetention"] {
+            guard let n = m.numberValue, n >= 0, n.isFinite else { throw fail("dismissedActivityRetention", "must be a non-negative number of seconds, got \(m.jsonString)") }
+            config.dismissedActivityRetention = n
         }
         if let m = root["idleTimeout"] {
             guard let n = m.numberValue, n > 0 else { throw fail("idleTimeout", "must be a positive number of seconds, got \(m.jsonString)") }

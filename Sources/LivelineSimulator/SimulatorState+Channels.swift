@@ -86,8 +86,8 @@ extension SimulatorState {
             channels[channelID]!.stored = StoredMessage(body: request.body, priority: priority, expiresAt: expires)
         }
         var deliveries: [Delivery] = []
-        for id in activityOrder {
-            guard let a = activities[id]?.snapshot, a.channelID == channelID, a.state != .dismissed,
+        for id in activities.subscribers(of: channelID) {
+            guard let a = activities[id]?.snapshot, a.state != .dismissed,
                 devices[a.deviceID]?.environment == config.environment
             else { continue }
             deliveries.append(apply(bodyBytes: request.body, to: id, priority: priority, now: now))

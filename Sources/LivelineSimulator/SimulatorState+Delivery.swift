@@ -115,10 +115,7 @@ extension SimulatorState {
             // iOS 17.2–17.x always hands the app an update token after a push-to-start; iOS 18 only when asked.
             issueToken = device.osVersion < .channels
         }
-        let running = activityOrder.filter { id in
-            guard let a = activities[id]?.snapshot else { return false }
-            return a.deviceID == deviceID && a.bundleID == bundleID && (a.state == .active || a.state == .stale)
-        }.count
+        let running = activities.runningCount(deviceID: deviceID, bundleID: bundleID)
         if running >= config.deviceRules.maxActivitiesPerApp {
             return drop(deviceID, nil, .targetMaximumExceeded, "\(bundleID) already has \(running) activities; the per-app limit is \(config.deviceRules.maxActivitiesPerApp)")
         }
@@ -150,11 +147,8 @@ extension SimulatorState {
             relevanceScore: relevance, endedAt: nil, dismissalDate: nil, lastTimestamp: lastTimestamp, updateCount: 0,
             droppedCount: 0, lastAlert: alert)
         activities[id] = ActivityRecord(snapshot: snapshot)
-        activityOrder.append(id)
         emit(now, deviceID, bundleID, .activityState(activityID: id, state: .active))
         if let token { emit(now, deviceID, bundleID, .activityPushToken(activityID: id, token: token, rotated: false)) }
-        schedule(staleDate)
-        schedule(now.addingTimeInterval(config.deviceRules.maxActiveDuration))
         return id
     }
 
@@ -219,7 +213,6 @@ extension SimulatorState {
                 s.state = .active
                 emit(now, deviceID, s.bundleID, .activityState(activityID: activityID, state: .active))
             }
-            schedule(stale)
         }
         if let score = push.relevanceScore { s.relevanceScore = score }
         if let alert = json["aps"]?["alert"] { s.lastAlert = alert }
@@ -238,7 +231,6 @@ extension SimulatorState {
             s.dismissalDate = removal
             emit(now, deviceID, s.bundleID, .activityState(activityID: activityID, state: .ended))
             detail = "ended; removal at \(Self.iso(removal))"
-            schedule(removal)
         } else {
             s.updateCount += 1
             detail = "updated"

@@ -178,8 +178,7 @@ struct SimulatorState: Sendable {
 
     var devices: [String: DeviceRecord] = [:]
     var deviceOrder: [String] = []
-    var activities: [String: ActivityRecord] = [:]
-    var activityOrder: [String] = []
+    var activities: ActivityTable
     var tokens: [String: TokenRecord] = [:]
     var channels: [String: ChannelRecord] = [:]
     var channelOrder: [String] = []
@@ -205,16 +204,17 @@ struct SimulatorState: Sendable {
     var log: [PushRecord] = []
     var logStart = 0
     var sequence = 0
+    /// Events, a ring of at most `config.eventCapacity` starting at `eventStart` once full.
     var events: [SimulatorEvent] = []
+    var eventStart = 0
     var acceptedCount = 0
     var rejectedCount = 0
     var droppedCount = 0
-    /// The earliest moment a time-based transition is due (stale, 8 h end, removal).
-    var nextDeadline: Date = .distantFuture
 
     init(config: SimulatorConfiguration) {
         self.config = config
         self.rng = SeededGenerator(seed: config.seed)
+        self.activities = ActivityTable(rules: config.deviceRules)
         for key in config.keys { keysByID[key.keyID] = key }
         for app in config.apps { appsByBundle[app.bundleID] = app }
     }
@@ -240,9 +240,19 @@ struct SimulatorState: Sendable {
 
     var orderedLog: [PushRecord] { Array(log[logStart...] + log[..<logStart]) }
 
+    /// Keeps an event, the oldest dropped beyond `config.eventCapacity` (as `record` does for the log).
     mutating func emit(_ time: Date, _ deviceID: String, _ bundleID: String, _ kind: SimulatorEvent.Kind) {
-        events.append(SimulatorEvent(time: time, deviceID: deviceID, bundleID: bundleID, kind: kind))
+        if config.eventCapacity <= 0 { return }
+        let event = SimulatorEvent(time: time, deviceID: deviceID, bundleID: bundleID, kind: kind)
+        if events.count >= config.eventCapacity {
+            events[eventStart] = event
+            eventStart = (eventStart + 1) % events.count
+        } else {
+            events.append(event)
+        }
     }
+
+    var orderedEvents: [SimulatorEvent] { Array(events[eventStart...] + events[..<eventStart]) }
 
     // MARK: - Tokens
 
@@ -261,16 +271,12 @@ struct SimulatorState: Sendable {
 
     // MARK: - Time
 
-    mutating func schedule(_ date: Date?) {
-        if let date, date < nextDeadline { nextDeadline = date }
-    }
-
-    /// Applies every time-based transition due by `now`, each stamped with the moment it was due.
+    /// Applies every time-based transition due by `now`, each stamped with the moment it was due,
+    /// taking only the activities whose deadline has come; then drops dismissed activities past
+    /// their retention.
     mutating func tick(_ now: Date) {
-        guard now >= nextDeadline else { return }
-        var next = Date.distantFuture
         let rules = config.deviceRules
-        for id in activityOrder {
+        while let id = activities.popDue(now) {
             guard var record = activities[id] else { continue }
             var s = record.snapshot
             let endLimit = s.startedAt.addingTimeInterval(rules.maxActiveDuration)
@@ -290,17 +296,20 @@ struct SimulatorState: Sendable {
                 if let token = s.pushToken { kill(token: token, at: removal, reason: .expiredToken) }
                 emit(removal, s.deviceID, s.bundleID, .activityState(activityID: id, state: .dismissed))
             }
-            switch s.state {
-            case .active:
-                if let stale = s.staleDate, stale > now { next = min(next, stale) }
-                next = min(next, endLimit)
-            case .stale: next = min(next, endLimit)
-            case .ended: if let removal = s.dismissalDate { next = min(next, removal) }
-            case .dismissed: break
-            }
             record.snapshot = s
             activities[id] = record
         }
-        nextDeadline = next
+        pruneActivities(now)
+    }
+
+    /// Drops dismissed activities beyond `dismissedActivityCapacity` or older than
+    /// `dismissedActivityRetention`, with their update tokens (which then answer like any unknown token).
+    mutating func pruneActivities(_ now: Date) {
+        let removed = activities.pruneDismissed(capacity: config.dismissedActivityCapacity, retention: config.dismissedActivityRetention, now: now)
+        for record in removed {
+            guard let token = record.snapshot.pushToken else { continue }
+            tokens[token] = nil
+            rateWindows[token] = nil
+        }
     }
 }

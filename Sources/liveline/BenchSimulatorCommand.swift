@@ -16,15 +16,29 @@ enum BenchSimulatorCommand: LivelineCommand {
             .init(name: "h2load", valueName: "path", help: "h2load executable (default /usr/bin/h2load)."),
             .init(name: "nginx", valueName: "path", help: "nginx executable (default /usr/sbin/nginx)."),
             .init(name: "in-process", valueName: nil, help: "Also time the simulator's validation alone, without the network."),
+            .init(name: "rss", valueName: nil, help: "Instead: resident memory over in-process activity pushes, then connections opened and closed (no h2load or nginx)."),
+            .init(name: "rss-pushes", valueName: "n", help: "--rss: pushes to send (default 1000000)."),
+            .init(name: "rss-connections", valueName: "n", help: "--rss: TLS connections to open and close afterwards (default 100000)."),
         ],
         discussion: """
         Both servers get the same POST /3/device/<token> with a JWT, apns-topic, apns-push-type and an
         alert body, over TLS with the same certificate. The simulator checks every header, the token
         (verified once, then cached), the device token and the body, delivers the notification to its
         simulated device and records it; nginx just answers 200. Target: at least 0.8x nginx.
+
+        With --rss it measures memory instead: pushes that start, update and end Live Activities (by
+        token and by channel) on a virtual clock, then TLS connections opened and closed against the
+        simulator's server, printing RSS and peak RSS (VmRSS, VmHWM) as it goes. Use a release build.
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
+        if arguments.flag("rss") {
+            let pushes = try arguments.int("rss-pushes") ?? 1_000_000
+            let connections = try arguments.int("rss-connections") ?? 100_000
+            guard pushes >= 1 else { throw arguments.usageError("'--rss-pushes' must be at least 1, got \(pushes)") }
+            guard connections >= 0 else { throw arguments.usageError("'--rss-connections' must be 0 or more, got \(connections)") }
+            return try await runRSS(pushes: pushes, connections: connections)
+        }
         let requests = try arguments.int("requests") ?? 50_000
         let streams = try arguments.int("streams") ?? 100
         let connections = try arguments.int("connections") ?? 1

@@ -10,7 +10,8 @@ enum SimulatorCommand: LivelineCommand {
         usage: "[status|devices|activities|log] [options]",
         options: [
             .init(name: "config", valueName: "file", help: "Simulator config (JSON: keys, apps, devices, rules, faults). Without it a key is generated."),
-            .init(name: "host", valueName: "address", help: "Address to listen on (default 127.0.0.1)."),
+            .init(name: "host", valueName: "address", help: "Address to listen on (default 127.0.0.1; beyond loopback needs --allow-remote)."),
+            .init(name: "allow-remote", valueName: nil, help: "Allow a non-loopback --host; the inspection API then needs the printed inspection token."),
             .init(name: "port", valueName: "n", help: "Port to listen on; 0 picks a free one (default 2197)."),
             .init(name: "environment", valueName: "env", help: "sandbox or production when no config sets it (default sandbox)."),
             .init(name: "state-dir", valueName: "dir", help: "Where the CA, server certificate, generated key and endpoint file go (default .liveline-simulator)."),
@@ -26,6 +27,9 @@ enum SimulatorCommand: LivelineCommand {
         clients must trust, then answers like APNs: POST /3/device/<token>, POST /4/broadcasts/apps/<bundle>,
         and the channel API under /1/apps/<bundle>/, all on one HTTP/2 + TLS port. Inspection:
         GET /simulator/v1/status, /devices, /activities, /log (JSON), or the subcommands below.
+        The inspection API shows full device tokens, so the simulator listens on loopback unless
+        --allow-remote is given; then it asks for 'authorization: Bearer <inspection token>', a token
+        printed at start and kept in <state dir>/simulator.json (mode 0600), where the subcommands read it.
 
           status      environment, keys, apps, push counts
           devices     devices, apps and their tokens
@@ -57,7 +61,8 @@ enum SimulatorCommand: LivelineCommand {
             guard let ca = arguments.value("ca-file") ?? (try? SimulatorInspectionClient.Endpoint(stateDirectory: stateDir))?.caFile else {
                 throw arguments.usageError("'--url' needs '--ca-file' (the CA the simulator printed)")
             }
-            endpoint = .init(host: host, port: port, caFile: ca)
+            endpoint = .init(host: host, port: port, caFile: ca,
+                             inspectionToken: (try? SimulatorInspectionClient.Endpoint(stateDirectory: stateDir))?.inspectionToken)
         } else {
             do { endpoint = try SimulatorInspectionClient.Endpoint(stateDirectory: stateDir) } catch { throw CLIError(message: error.message) }
             if let ca = arguments.value("ca-file") { endpoint.caFile = ca }
@@ -123,6 +128,11 @@ enum SimulatorCommand: LivelineCommand {
 
     static func serve(arguments: Arguments, stateDir: String) async throws -> Int32 {
         let host = arguments.value("host") ?? "127.0.0.1"
+        let allowRemote = arguments.flag("allow-remote")
+        if !allowRemote && !isLoopback(host) {
+            throw arguments.usageError("'--host \(host)' is not a loopback address, and the inspection API shows full device tokens; pass --allow-remote to listen there with an inspection token")
+        }
+        let inspectionToken = allowRemote ? SimulatorServer.makeInspectionToken() : nil
         let port = try arguments.int("port") ?? 2197
         guard (0...65535).contains(port) else { throw arguments.usageError("'--port' must be 0 to 65535, got \(port)") }
         var environment: APNSEnvironment?
@@ -162,16 +172,23 @@ enum SimulatorCommand: LivelineCommand {
         let server: SimulatorServer
         do {
             server = try SimulatorServer.start(simulator: simulator, certificates: certificates, host: host, port: port,
-                                               maxConcurrentStreams: setup.configuration.maxConcurrentStreams)
+                                               maxConcurrentStreams: setup.configuration.maxConcurrentStreams, inspectionToken: inspectionToken)
         } catch {
             throw CLIError(message: "cannot start the simulator on \(host):\(port): \(error)")
         }
-        let endpoint = SimulatorInspectionClient.Endpoint(host: host == "0.0.0.0" ? "127.0.0.1" : host, port: server.port, caFile: certificates.caFile)
+        let localHost = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
+        let endpoint = SimulatorInspectionClient.Endpoint(host: localHost, port: server.port, caFile: certificates.caFile, inspectionToken: inspectionToken)
         let endpointFile = SimulatorInspectionClient.Endpoint.fileName(inStateDirectory: absoluteState)
-        _ = FileManager.default.createFile(atPath: endpointFile, contents: Data(endpoint.json.prettyPrinted().utf8))
+        do { try endpoint.write(stateDirectory: absoluteState) } catch {
+            await server.stop()
+            throw CLIError(message: error.message)
+        }
 
         var text = "APNs simulator (\(setup.configuration.environment.rawValue)) listening on \(server.url)\n"
         text += "CA file: \(certificates.caFile)\n"
+        if let inspectionToken {
+            text += "Inspection token: \(inspectionToken) (send 'authorization: Bearer <token>' to /simulator/v1/; also in \(endpointFile), mode 0600)\n"
+        }
         if let key = generatedKey {
             text += "Generated key: \(key.file) (key ID \(key.keyID), team ID \(key.teamID))\n"
         }
@@ -193,6 +210,13 @@ enum SimulatorCommand: LivelineCommand {
         try? FileManager.default.removeItem(atPath: endpointFile)
         Console.err("simulator stopped")
         return 0
+    }
+
+    /// Whether `host` is a loopback address (`localhost`, `127.0.0.0/8`, `::1`).
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// Returns when SIGINT or SIGTERM arrives.

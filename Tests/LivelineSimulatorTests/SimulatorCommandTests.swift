@@ -46,4 +46,44 @@ struct SimulatorCommandTests {
         #expect(after.status == 1)
         #expect(after.stderr.contains("no running simulator found"))
     }
+
+    @Test("--host beyond loopback without --allow-remote is a usage error (exit 64) that says why")
+    func remoteHostNeedsFlag() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for host in ["0.0.0.0", "192.0.2.10", "::"] {
+            let r = try await Self.run(["simulator", "--host", host, "--port", "0", "--state-dir", dir])
+            #expect(r.status == 64)
+            #expect(r.stderr.contains("'--host \(host)' is not a loopback address, and the inspection API shows full device tokens; pass --allow-remote"))
+            #expect(r.stdout.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/simulator.json"))
+    }
+
+    @Test("--allow-remote prints an inspection token once, keeps it in a 0600 endpoint file, and the subcommands send it")
+    func allowRemoteToken() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Loopback with the flag: the same token rules, without listening beyond this machine in a test.
+        let server = try RunningProcess.start(Self.binary, ["simulator", "--allow-remote", "--host", "127.0.0.1", "--port", "0", "--state-dir", dir])
+        defer { server.send(SIGKILL) }
+        let text = (try? await server.output(containing: "Ready.")) ?? server.standardOutput
+        let endpoint = try JSONValue.parse(Array(try #require(FileManager.default.contents(atPath: dir + "/simulator.json"))))
+        let token = try #require(endpoint["inspectionToken"]?.stringValue)
+        #expect(token.count == 64)
+        #expect(text.components(separatedBy: token).count == 2)
+        #expect(text.contains("Inspection token: \(token)"))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/simulator.json")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let status = try await Self.run(["simulator", "status", "--state-dir", dir, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(try JSONValue.parse(status.stdout)["environment"] == "sandbox")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), let port = endpoint["port"]?.numberValue {
+            let url = "https://127.0.0.1:\(Int(port))/simulator/v1/status"
+            let bare = try await ProcessRunner.run("/usr/bin/curl", ["-s", "--http2", "--cacert", dir + "/simulator-ca.pem", "-o", "/dev/null", "-w", "%{http_code}", url])
+            #expect(bare.stdoutText == "401")
+        }
+        server.send(SIGTERM)
+        #expect(await server.exitStatus() == 0)
+    }
 }
