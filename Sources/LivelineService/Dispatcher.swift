@@ -14,8 +14,10 @@ final class Dispatcher: Sendable {
     private let log: @Sendable (String) -> Void
     private struct State {
         var stopping = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var woken = false
+        /// The pipelines waiting for work, each with its own continuation.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Counts wake-ups: a pipeline that read it before claiming knows whether work came since.
+        var generation: UInt64 = 0
         var tasks: [Task<Void, Never>] = []
     }
     private let state = Mutex(State())
@@ -37,22 +39,22 @@ final class Dispatcher: Sendable {
 
     /// New work is in the outbox.
     func wake() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.woken = true
-            defer { s.waiter = nil }
-            return s.waiter
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.generation &+= 1
+            defer { s.waiters.removeAll() }
+            return s.waiters
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Stops claiming; rows already claimed finish and are recorded.
     func stop() async {
-        let (tasks, waiter) = state.withLock { s in
+        let (tasks, waiters) = state.withLock { s in
             s.stopping = true
-            defer { s.waiter = nil }
-            return (s.tasks, s.waiter)
+            defer { s.waiters.removeAll() }
+            return (s.tasks, s.waiters)
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
         for task in tasks { await task.value }
     }
 
@@ -60,6 +62,7 @@ final class Dispatcher: Sendable {
 
     private func run() async {
         while !stopping {
+            let seen = state.withLock { $0.generation }
             let now = Date()
             let rows: [DeliveryRecord]
             do {
@@ -70,39 +73,35 @@ final class Dispatcher: Sendable {
                 }
             } catch {
                 log("outbox: cannot claim rows: \(error)")
-                await idle(until: Date().addingTimeInterval(1))
+                await idle(until: Date().addingTimeInterval(1), seen: seen)
                 continue
             }
             if rows.isEmpty {
                 let next = (try? store.write { try $0.nextDue() }) ?? nil
-                await idle(until: min(next ?? .distantFuture, Date().addingTimeInterval(1)))
+                await idle(until: min(next ?? .distantFuture, Date().addingTimeInterval(1)), seen: seen)
                 continue
             }
             await deliver(rows)
         }
     }
 
-    /// Waits until `deadline`, a wake-up, or stop.
-    private func idle(until deadline: Date) async {
+    /// Waits until `deadline`, a wake-up after `seen`, or stop.
+    private func idle(until deadline: Date, seen: UInt64) async {
         let delay = deadline.timeIntervalSinceNow
         if delay <= 0 { return }
         let timer = Task {
-            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+            // Cancelled (woken earlier), it must not wake anyone: that would turn idling into a spin.
+            guard (try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))) != nil else { return }
             self.wake()
         }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { s -> Bool in
-                if s.woken || s.stopping {
-                    s.woken = false
-                    return true
-                }
-                if let other = s.waiter { other.resume() }
-                s.waiter = c
+                if s.generation != seen || s.stopping { return true }
+                s.waiters.append(c)
                 return false
             }
             if resumeNow { c.resume() }
         }
-        state.withLock { $0.woken = false }
         timer.cancel()
     }
 

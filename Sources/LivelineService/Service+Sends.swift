@@ -15,7 +15,7 @@ extension Service {
         if state != nil && ui != nil { throw APIError(400, "invalid-field", "give contentState or ui, not both", field: "ui") }
         if let ui {
             do {
-                return (try VoltraPayload.contentState(layoutJSON: ui.serialized()), true)
+                return (try VoltraPayload.contentState(layoutJSON: ui.serialized(), mode: .fanOut), true)
             } catch {
                 throw APIError(422, "invalid-ui", "ui: \(error)", field: "ui")
             }

@@ -36,7 +36,8 @@ final class WebhookSender: Sendable {
             while !Task.isCancelled {
                 await self.deliverDue(to: url)
                 let next = Task {
-                    try? await Task.sleep(for: .seconds(1))
+                    // Cancelled (woken earlier), it must not tick: a stale tick would make the loop spin.
+                    guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
                     continuation.yield()
                 }
                 _ = await ticks.next()

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTesting
 import Testing
 
 @Suite("liveline serve and the demo through the service")
@@ -39,6 +40,28 @@ struct ServeCommandTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("LIVELINE_PORT"))
         #expect(result.stdout.contains("apnsHost"))
+    }
+
+    @Test("an idle service (outbox workers and webhook sender running) uses almost no CPU")
+    func idleIsIdle() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", dir.appendingPathComponent("idle.db").path,
+                                                               "--webhook-url", "http://127.0.0.1:9/hook"], keepStandardError: true)
+        _ = try await serve.output(containing: "Ready.")
+        func cpuTicks() -> Int {
+            let stat = (try? String(contentsOfFile: "/proc/\(serve.processIdentifier)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+        let before = cpuTicks()
+        // An observation window, not a wait for readiness: the workers wake once a second when idle.
+        try await Task.sleep(for: .seconds(3))
+        let used = cpuTicks() - before
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+        // A loop that spins uses all 300 ticks (100 a second); an idle one a handful.
+        #expect(used < 60, "an idle liveline serve used \(used) CPU ticks in 3 s")
     }
 
     @Test("a database file that cannot be opened stops the start with its path")
