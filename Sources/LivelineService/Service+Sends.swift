@@ -265,11 +265,12 @@ extension Service {
             wait = w
         }
         let deadline = Date().addingTimeInterval(wait)
-        while true {
-            let answer = try activitySnapshot(c)
-            if answer.json["final"] == .bool(true) || Date() >= deadline { return answer }
-            try await Task.sleep(for: .milliseconds(20))
+        let activityID = c.param("activityID")
+        // Waiting looks only at the count of rows not yet final; the full answer is built once.
+        while wait > 0, Date() < deadline, try store.write({ try $0.waitingCount(activityID: activityID) }) > 0 {
+            try await Task.sleep(for: .milliseconds(25))
         }
+        return try activitySnapshot(c)
     }
 
     private func activitySnapshot(_ c: RequestContext) throws -> Answer {
@@ -278,12 +279,14 @@ extension Service {
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
         return try store.write { tx in
             guard let a = try tx.activity(activityID) else { throw APIError.notFound("activity \(activityID) is not known") }
-            let tokens = try tx.activityTokens(activityID: activityID)
+            let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
+            let tokenCount = try tx.activityTokenCount(activityID: activityID)
             let rows = try tx.deliveries(activityID: activityID, limit: limit)
             let counts = try tx.deliveryCounts(activityID: activityID)
             var o: JSONObject = [
                 "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
                 "startedAt": .string(ISODate.string(a.startedAt)),
+                "tokenCount": .number(Double(tokenCount)),
                 "tokens": .array(tokens.map { ["deviceID": .string($0.deviceID), "token": .string(Self.prefix($0.token)), "registeredAt": .string(ISODate.string($0.registeredAt))] }),
                 "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
                 "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),

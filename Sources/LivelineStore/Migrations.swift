@@ -77,6 +77,7 @@ enum Migrations {
             CREATE INDEX outbox_due ON outbox (next_attempt_at, id) WHERE state IN ('queued', 'retrying');
             CREATE INDEX outbox_sending ON outbox (lease_until) WHERE state = 'sending';
             CREATE INDEX outbox_by_activity ON outbox (activity_id, device_id, id);
+            CREATE INDEX outbox_waiting_by_activity ON outbox (activity_id) WHERE state IN ('queued', 'sending', 'retrying');
             -- Only the newest content matters on a Lock Screen: at most one waiting update per activity and device.
             CREATE UNIQUE INDEX outbox_one_waiting_update ON outbox (activity_id, device_id)
                 WHERE state IN ('queued', 'retrying') AND event = 'update' AND target = 'token';

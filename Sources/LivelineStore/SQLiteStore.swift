@@ -276,6 +276,18 @@ struct SQLiteTransaction: StoreTransaction {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = ? GROUP BY state", [.text(activityID)]))
     }
 
+    func waitingCount(activityID: String) throws -> Int {
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND state IN ('queued', 'sending', 'retrying')", [.text(activityID)])
+    }
+
+    func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord] {
+        try db.query("SELECT * FROM activity_tokens WHERE activity_id = ? ORDER BY device_id LIMIT ?", [.text(activityID), .integer(Int64(limit))]).map { tokenRecord($0, scope: "activity_id") }
+    }
+
+    func activityTokenCount(activityID: String) throws -> Int {
+        try count("SELECT count(*) AS n FROM activity_tokens WHERE activity_id = ?", [.text(activityID)])
+    }
+
     func outboxCounts() throws -> [DeliveryState: Int] {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox GROUP BY state", []))
     }

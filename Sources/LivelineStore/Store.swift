@@ -80,6 +80,10 @@ public protocol StoreTransaction {
     func nextDue() throws -> Date?
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
+    /// Rows of the activity not yet final (queued, sending, retrying).
+    func waitingCount(activityID: String) throws -> Int
+    func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord]
+    func activityTokenCount(activityID: String) throws -> Int
     func outboxCounts() throws -> [DeliveryState: Int]
     /// Priority-10 update-token rows created for this activity and device since `since` (what spends ActivityKit's update budget).
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int

@@ -77,6 +77,9 @@ final class ServiceFixture: @unchecked Sendable {
         config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
         config.caFile = simulatorServer.caFile
         config.retryBase = .milliseconds(50)
+        // Tests register hundreds of phones at loopback speed; the rate-limit test sets its own.
+        config.rateLimit = 1_000_000
+        config.rateBurst = 1_000_000
         configure(&config)
         configuration = config
         server = try ServiceServer.start(config) { _ in }
