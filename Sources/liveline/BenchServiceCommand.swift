@@ -205,7 +205,7 @@ enum BenchServiceCommand: LivelineCommand {
         guard let url = DemoCommand.line(after: "listening on ", in: out) else { throw CLIError(message: "serve did not start:\n\(out)") }
         _ = try wrk(url, seconds: seconds, script: registrationScript(key: key.secret), workspace: workspace)
         let api = ServiceHTTPClient(baseURL: url, key: key.secret)
-        _ = try await api.expect("GET", "/v1/activities/mem-5?limit=1000")
+        _ = try await api.expect("GET", "/v1/activities/bench-5?limit=1000")
         _ = try await api.expect("GET", "/metrics")
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         let hwm = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
