@@ -1,9 +1,10 @@
 import Foundation
+import LivelineSimulator
 
 /// A seeded byte mutator for the smoke tests (libFuzzer has its own): the same seed gives the
 /// same inputs, so a failure names the seed and iteration that reproduce it.
 public struct Mutator: Sendable {
-    private var state: UInt64
+    private var random: SeededGenerator
     /// Fragments that matter to JSON, base64, PEM and HTTP parsers.
     static let tokens: [[UInt8]] = [
         "{", "}", "[", "]", "\"", ":", ",", "\\", "\\u", "\\ud800", "null", "true", "-0", "1e999", "-1e-400", "0.5",
@@ -12,16 +13,10 @@ public struct Mutator: Sendable {
         "$JWT", "$TOKEN", "$PTS", "$ADMIN", "$APP",
     ].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98]]
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
-    /// The next pseudo-random number (SplitMix64).
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The next pseudo-random number (the simulator's SplitMix64).
+    public mutating func next() -> UInt64 { random.next() }
 
     public mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
 

@@ -31,10 +31,6 @@ final class Metrics: Sendable {
         }
     }
 
-    func pushCount(result: String) -> Int {
-        state.withLock { s in s.pushes.filter { $0.key.hasPrefix(result + "|") }.values.reduce(0, +) }
-    }
-
     func render(outbox: [DeliveryState: Int], tokens: Int) -> String {
         let s = state.withLock { $0 }
         var out = "# HELP liveline_http_requests_total API requests by route and status.\n# TYPE liveline_http_requests_total counter\n"

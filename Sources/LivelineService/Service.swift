@@ -81,7 +81,7 @@ public final class Service: Sendable {
             guard !candidates.isEmpty else { throw APIError(404, "no-route", "no route for \(request.path.prefix(200))") }
             guard let (route, params) = candidates.first(where: { $0.0.method == request.method || ($0.0.method == "GET" && request.method == "HEAD") }) else {
                 let allowed = Set(candidates.map(\.0.method)).sorted().joined(separator: ", ")
-                throw APIError(405, "method-not-allowed", "\(request.method) is not allowed on \(route(candidates[0].0)); allowed: \(allowed)")
+                throw APIError(405, "method-not-allowed", "\(request.method) is not allowed on \(candidates[0].0.pattern); allowed: \(allowed)")
             }
             routeName = "\(route.method) \(route.pattern)"
             for (name, value) in params { try Self.checkPathParameter(name, value) }
@@ -98,8 +98,6 @@ public final class Service: Sendable {
         metrics.request(route: routeName, status: response.status)
         return response
     }
-
-    private func route(_ r: Route) -> String { r.pattern }
 
     private func run(_ route: Route, _ request: HTTPRequest, _ params: [String: String]) async throws -> HTTPResponse {
         var key: APIKeyRecord?
