@@ -18,7 +18,7 @@ public enum Digest {
             var length: UInt32 = 0
             // https://www.openssl.org/docs/man3.0/man3/EVP_Digest.html
             let ok = digest.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(message.baseAddress, message.count, out.baseAddress, &length, EVP_sha256(), nil)
+                EVP_Digest(message.baseAddress, message.count, out.baseAddress, &length, FetchedDigest.sha256.md, nil)
             }
             guard ok == 1, length == UInt32(sha256Length) else { opensslFailed("EVP_Digest(SHA-256)") }
             return digest
@@ -94,14 +94,22 @@ public enum Digest {
 
     /// `bytes` as lowercase hexadecimal, two characters a byte.
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        if let result = bytes.withContiguousStorageIfAvailable({ hex(buffer: $0) }) { return result }
+        return Array(bytes).withUnsafeBufferPointer { hex(buffer: $0) }
+    }
+
+    private static func hex(buffer: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: buffer.count * 2) { out in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            var i = 0
+            for byte in buffer {
+                out[i] = table[Int(byte >> 4)]
+                out[i + 1] = table[Int(byte & 0x0f)]
+                i += 2
+            }
+            return i
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: - Helpers
@@ -125,4 +133,13 @@ public enum Digest {
     private static func opensslFailed(_ call: String) -> Never {
         fatalError("OpenSSL \(call) failed; the OpenSSL library is unusable (error queue: \(ERR_get_error()))")
     }
+}
+
+/// SHA-256 fetched from OpenSSL's default provider once: `EVP_sha256()` makes every call look
+/// the algorithm up again (OpenSSL 3's implicit fetch), which costs more than hashing a short key.
+/// https://www.openssl.org/docs/man3.0/man7/crypto.html ("Explicit fetching")
+private struct FetchedDigest: @unchecked Sendable {
+    /// Immutable after creation and never freed; OpenSSL allows sharing a fetched EVP_MD across threads.
+    let md: OpaquePointer?
+    static let sha256 = FetchedDigest(md: EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256())
 }

@@ -323,6 +323,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// Whether `close()` has been called.
     public var isClosed: Bool { handle == nil }
 
+    /// Whether a transaction is open (SQLite rolls one back by itself after some errors, such as
+    /// `SQLITE_FULL` or `SQLITE_IOERR`; this tells).
+    public var isInTransaction: Bool {
+        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
+
     /// Finalizes the cached statements and closes the connection (`sqlite3_close_v2`).
     /// Calling it again does nothing; any later call on the connection throws `SQLITE_MISUSE`.
     public func close() {

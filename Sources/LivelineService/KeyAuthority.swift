@@ -38,16 +38,24 @@ public final class KeyAuthority: Sendable {
         return record
     }
 
-    /// The SHA-256 of the key in an `Authorization: Bearer …` value.
+    /// The SHA-256 of the key in an `Authorization: Bearer …` value (the scheme in any case,
+    /// spaces or tabs around the key ignored). Byte-wise: this runs on every request.
     static func presentedHash(_ header: String?) throws(APIError) -> String {
         guard let header, !header.isEmpty else {
             throw APIError(401, "unauthorized", "missing 'Authorization: Bearer <key>' header")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        var start = scheme.count, end = bytes.count
+        let schemeMatches = bytes.count > scheme.count && blank(bytes[scheme.count])
+            && zip(bytes, scheme).allSatisfy { ($0 | 0x20) == $1 }
+        while start < end, blank(bytes[start]) { start += 1 }
+        while end > start, blank(bytes[end - 1]) { end -= 1 }
+        guard schemeMatches, start < end else {
             throw APIError(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
         }
-        return hash(String(parts[1]).trimmingCharacters(in: .whitespaces))
+        return Digest.hex(Digest.sha256(bytes[start..<end]))
     }
 
     /// Takes one request from the key's bucket; `nil` when allowed, else seconds until one is free.

@@ -32,21 +32,25 @@ struct RequestContext {
 }
 
 /// One entry of the API: method, path pattern, who may call it, and what it does. The same
-/// table routes requests and writes `/openapi.json`, so the document cannot drift.
-struct Route: Sendable {
-    var method: String
+/// table routes requests and writes `/openapi.json`, so the document cannot drift. A class:
+/// every request walks the table, and a class is passed by reference.
+final class Route: Sendable {
+    let method: String
     /// `/v1/devices/{deviceID}`
-    var pattern: String
+    let pattern: String
     /// `nil`: no key needed.
-    var scope: KeyScope?
-    var summary: String
+    let scope: KeyScope?
+    let summary: String
     /// The request body's shape for the document, as a JSON Schema.
-    var requestSchema: JSONValue?
+    let requestSchema: JSONValue?
     /// Status codes the route answers besides 400/401/403/404/429.
-    var success: Int
-    var handler: @Sendable (Service, RequestContext) async throws -> Answer
+    let success: Int
+    let handler: @Sendable (Service, RequestContext) async throws -> Answer
     /// The pattern's segments, split once.
     let segments: [Substring]
+    /// The literal segments by position, and the parameters' names by position.
+    private let literals: [(index: Int, text: Substring)]
+    private let parameters: [(index: Int, name: String)]
 
     init(method: String, pattern: String, scope: KeyScope?, summary: String, requestSchema: JSONValue? = nil, success: Int,
          handler: @escaping @Sendable (Service, RequestContext) async throws -> Answer) {
@@ -58,20 +62,17 @@ struct Route: Sendable {
         self.success = success
         self.handler = handler
         segments = pattern.split(separator: "/")
+        literals = segments.enumerated().filter { !$0.element.hasPrefix("{") }.map { ($0.offset, $0.element) }
+        parameters = segments.enumerated().filter { $0.element.hasPrefix("{") }.map { ($0.offset, String($0.element.dropFirst().dropLast())) }
     }
 
-    /// The parameters when `path` matches, else `nil`.
+    /// The parameters when `path` matches, else `nil`. Literals are compared before anything is
+    /// allocated: every request is matched against every route.
     func match(_ pathSegments: [Substring]) -> [String: String]? {
-        let mine = segments
-        guard mine.count == pathSegments.count else { return nil }
-        var params: [String: String] = [:]
-        for (p, s) in zip(mine, pathSegments) {
-            if p.hasPrefix("{") {
-                params[String(p.dropFirst().dropLast())] = String(s)
-            } else if p != s {
-                return nil
-            }
-        }
+        guard segments.count == pathSegments.count else { return nil }
+        for literal in literals where literal.text != pathSegments[literal.index] { return nil }
+        var params = [String: String](minimumCapacity: parameters.count)
+        for parameter in parameters { params[parameter.name] = String(pathSegments[parameter.index]) }
         return params
     }
 }

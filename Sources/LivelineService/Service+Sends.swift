@@ -204,7 +204,10 @@ extension Service {
             var deliveries: [NewDelivery] = []
             var viaChannel = 0, downgraded = 0
             let hourAgo = c.now.addingTimeInterval(-3600)
-            for (t, device) in try tx.activityTargets(activityID: activityID) {
+            let targets = try tx.activityTargets(activityID: activityID)
+            let usedByDevice = requestedPriority == 10 ? try tx.immediateCounts(activityID: activityID, since: hourAgo) : [:]
+            deliveries.reserveCapacity(targets.count + 1)
+            for (t, device) in targets {
                 if activity.channelID != nil, let d = device, let v = OSVersionNumber(d.iosVersion), v >= OSVersionNumber(18, 0) {
                     viaChannel += 1
                     continue
@@ -213,7 +216,7 @@ extension Service {
                 var note: String?
                 if priority == 10 {
                     let budget = (device?.frequentUpdates ?? false) ? configuration.frequentImmediateBudgetPerHour : configuration.immediateBudgetPerHour
-                    let used = try tx.immediateCount(activityID: activityID, deviceID: t.deviceID, since: hourAgo)
+                    let used = usedByDevice[t.deviceID] ?? 0
                     if used >= budget {
                         priority = 5
                         note = "priority lowered to 5: \(used) of \(budget) priority-10 pushes this hour used"

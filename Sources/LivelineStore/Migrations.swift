@@ -109,5 +109,44 @@ enum Migrations {
                 created_at REAL NOT NULL);
             CREATE INDEX channels_by_bundle ON channels (bundle_id);
             """),
+        // SQLite compiles an IN list of three or more values into an ephemeral table that every
+        // execution of a statement builds again, and CHECK constraints and partial-index
+        // conditions are evaluated on each row written: with them, recording one verdict built
+        // three such tables. The same rules as OR chains cost nothing of the kind. Queries that
+        // should use `outbox_waiting_by_activity` repeat its condition word for word
+        // (`SQLiteTransaction.waitingCondition`), as SQLite matches partial indexes by their terms.
+        SQLiteMigration("3-outbox-without-in-lists", """
+            CREATE TABLE outbox_rebuilt (
+                id INTEGER PRIMARY KEY,
+                send_id INTEGER NOT NULL REFERENCES sends (id),
+                activity_id TEXT NOT NULL,
+                event TEXT NOT NULL,
+                device_id TEXT,
+                target TEXT NOT NULL CHECK (target = 'token' OR target = 'push-to-start' OR target = 'channel'),
+                token TEXT NOT NULL,
+                priority INTEGER NOT NULL,
+                note TEXT,
+                state TEXT NOT NULL CHECK (state = 'queued' OR state = 'sending' OR state = 'retrying' OR state = 'sent'
+                    OR state = 'failed' OR state = 'superseded' OR state = 'pruned'),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at REAL NOT NULL,
+                lease_until REAL,
+                apns_id TEXT,
+                status INTEGER,
+                reason TEXT,
+                displayed_at REAL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL);
+            INSERT INTO outbox_rebuilt SELECT id, send_id, activity_id, event, device_id, target, token, priority, note, state, attempts,
+                next_attempt_at, lease_until, apns_id, status, reason, displayed_at, created_at, updated_at FROM outbox;
+            DROP TABLE outbox;
+            ALTER TABLE outbox_rebuilt RENAME TO outbox;
+            CREATE INDEX outbox_due ON outbox (next_attempt_at, id) WHERE state IN ('queued', 'retrying');
+            CREATE INDEX outbox_sending ON outbox (lease_until) WHERE state = 'sending';
+            CREATE INDEX outbox_by_activity ON outbox (activity_id, device_id, id);
+            CREATE INDEX outbox_waiting_by_activity ON outbox (activity_id) WHERE (state = 'queued' OR state = 'sending' OR state = 'retrying');
+            CREATE UNIQUE INDEX outbox_one_waiting_update ON outbox (activity_id, device_id)
+                WHERE state IN ('queued', 'retrying') AND event = 'update' AND target = 'token';
+            """),
     ]
 }

@@ -1,12 +1,14 @@
 import Foundation
 import LivelineSQLite
 
-/// The embedded store: one SQLite file in WAL mode, one connection, writes serialized by a lock.
+/// The embedded store: one SQLite file in WAL mode, one connection, writes serialized and
+/// committed in groups (`GroupCommit`).
 ///
 /// Confinement: `database` is used only while `lock` is held.
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let database: SQLiteDatabase
+    private let group = GroupCommit()
     public let location: String
 
     /// Opens (or creates) the database at `path` and applies the migrations it lacks.
@@ -36,11 +38,62 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         StoreError("the database '\(path)' is in use by another process (another liveline serve?): one instance per SQLite file; several instances need PostgreSQL", isUnavailable: true)
     }
 
+    /// Runs `body` in a transaction shared with the writers that arrive at the same time (see
+    /// `GroupCommit`): each body runs in a savepoint of its own, and the batch commits once.
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try withoutActuallyEscaping(body) { body in
+            let result = Outcome<T>()
+            let job = GroupCommit.Job { [database] savepoint in
+                do {
+                    let tx = SQLiteTransaction(db: database)
+                    result.value = .success(savepoint ? try database.transaction { try body(tx) } : try body(tx))
+                    return true
+                } catch {
+                    result.value = .failure(error)
+                    return false
+                }
+            }
+            try group.submit(job) { next in try runBatch(next) }
+            guard let value = result.value else { throw StoreError("the transaction ended before its body ran") }
+            return try value.get()
+        }
+    }
+
+    /// The leader's part: one transaction around the jobs `next` hands out.
+    private func runBatch(_ next: () -> GroupCommit.Job?) throws {
         lock.lock()
         defer { lock.unlock() }
         if database.isClosed { throw StoreError("the database '\(location)' is closed", isUnavailable: true) }
-        return try database.transaction { try body(SQLiteTransaction(db: database)) }
+        guard let first = next() else { return }
+        do {
+            try database.transaction {
+                // The first body has the transaction to itself so far: if it throws, rolling the
+                // whole transaction back undoes only its work, and the batch ends with it.
+                guard first.run(false) else { throw FirstBodyFailed() }
+                while let job = next() {
+                    _ = job.run(true)
+                    // After SQLITE_FULL, SQLITE_IOERR and the like SQLite has rolled the whole
+                    // transaction back: the batch must fail, not carry on in a new one.
+                    guard database.isInTransaction else {
+                        throw StoreError("the database '\(location)' rolled the transaction back after an error; nothing of it was kept", isUnavailable: true)
+                    }
+                }
+            }
+        } catch is FirstBodyFailed {
+            return
+        }
+    }
+
+    /// The first body of a batch threw (its error is in its own result).
+    private struct FirstBodyFailed: Error {}
+
+    /// Writers queued behind the running batch (for tests).
+    var groupCommitPending: Int { group.pending }
+
+    /// Batches committed and the transactions they carried.
+    public var groupCommitCounts: (batches: Int, transactions: Int) {
+        let c = group.counts
+        return (c.batches, c.jobs)
     }
 
     public func close() {
@@ -56,9 +109,18 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public static var migrationNames: [String] { Migrations.sqlite.map(\.name) }
 }
 
+/// A job's result, written by the leader's thread before the job is marked finished (under the
+/// group's lock) and read by its caller after.
+private final class Outcome<T>: @unchecked Sendable {
+    var value: Result<T, any Error>?
+}
+
 /// The store's operations on one open transaction.
 struct SQLiteTransaction: StoreTransaction {
     let db: SQLiteDatabase
+
+    /// A row not yet final, written as `outbox_waiting_by_activity`'s condition so SQLite uses that index.
+    static let waitingCondition = "(state = 'queued' OR state = 'sending' OR state = 'retrying')"
 
     // MARK: Keys
 
@@ -211,22 +273,48 @@ struct SQLiteTransaction: StoreTransaction {
         try db.run("INSERT INTO sends (activity_id, event, bundle_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
                    [.text(send.activityID), .text(send.event), .text(send.bundleID), .blob(send.body), .real(now.timeIntervalSince1970)])
         let id = db.lastInsertRowID
-        var superseded = 0
         let t = now.timeIntervalSince1970
-        for d in deliveries {
-            if send.event == "update", d.target == .token, let device = d.deviceID {
-                superseded += try db.run("""
-                    UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', updated_at = ?
-                    WHERE activity_id = ? AND device_id = ? AND state IN ('queued', 'retrying') AND event = 'update' AND target = 'token'
-                    """, [.real(t), .text(send.activityID), .text(device)])
+        var superseded = 0
+        if send.event == "update" {
+            // The updates still waiting for this activity, by device: one query (the terms are the
+            // partial unique index's own), then only the rows this send replaces.
+            var waiting: [String: Int64] = [:]
+            try db.forEachRow("""
+                SELECT id, device_id FROM outbox
+                WHERE activity_id = ? AND state IN ('queued', 'retrying') AND event = 'update' AND target = 'token'
+                """, [.text(send.activityID)]) { row in
+                if let device = row.string("device_id"), let rowID = row.int64("id") { waiting[device] = rowID }
             }
-            try db.run("""
-                INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)
-                """, [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
-                      .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)])
+            if !waiting.isEmpty {
+                for d in deliveries where d.target == .token {
+                    guard let device = d.deviceID, let rowID = waiting[device] else { continue }
+                    superseded += try db.run("UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', updated_at = ? WHERE id = ?",
+                                             [.real(t), .integer(rowID)])
+                }
+            }
+        }
+        // Many rows a statement: a fan-out inserts tens of thousands.
+        var rest = deliveries[...]
+        for size in [64, 8, 1] {
+            let sql = Self.outboxInsert(rows: size)
+            while rest.count >= size {
+                var bindings: [SQLiteValue] = []
+                bindings.reserveCapacity(size * 11)
+                for d in rest.prefix(size) {
+                    bindings += [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
+                                 .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)]
+                }
+                try db.run(sql, bindings)
+                rest = rest.dropFirst(size)
+            }
         }
         return (id, superseded)
+    }
+
+    /// An INSERT of `rows` outbox rows, each queued.
+    private static func outboxInsert(rows: Int) -> String {
+        "INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     func send(_ id: Int64) throws -> SendRecord? {
@@ -277,7 +365,7 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func waitingCount(activityID: String) throws -> Int {
-        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND state IN ('queued', 'sending', 'retrying')", [.text(activityID)])
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND \(Self.waitingCondition)", [.text(activityID)])
     }
 
     func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord] {
@@ -301,6 +389,17 @@ struct SQLiteTransaction: StoreTransaction {
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
         try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND device_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ?",
                   [.text(activityID), .text(deviceID), .real(since.timeIntervalSince1970)])
+    }
+
+    func immediateCounts(activityID: String, since: Date) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        try db.forEachRow("""
+            SELECT device_id, count(*) AS n FROM outbox
+            WHERE activity_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ? GROUP BY device_id
+            """, [.text(activityID), .real(since.timeIntervalSince1970)]) { row in
+            if let device = row.string("device_id") { counts[device] = row.int("n") ?? 0 }
+        }
+        return counts
     }
 
     func startCount(deviceID: String, since: Date) throws -> Int {

@@ -87,6 +87,8 @@ public protocol StoreTransaction {
     func outboxCounts() throws -> [DeliveryState: Int]
     /// Priority-10 update-token rows created for this activity and device since `since` (what spends ActivityKit's update budget).
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int
+    /// `immediateCount` for every device of the activity at once (a device without rows is absent).
+    func immediateCounts(activityID: String, since: Date) throws -> [String: Int]
     /// Push-to-start rows created for this device since `since`.
     func startCount(deviceID: String, since: Date) throws -> Int
     /// Marks the newest sent row for this activity and device displayed; returns whether one was.

@@ -12,11 +12,12 @@ import LivelineTesting
 enum BenchServiceCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline bench service", abstract: "Benchmark the service: registrations (wrk), fan-out against the raw client, RSS with 1M tokens.",
-        usage: "[--fanout N] [--tokens N] [--seconds S] [--only registrations|fanout|memory]",
+        usage: "[--fanout N] [--tokens N] [--seconds S] [--threads N] [--only registrations|fanout|memory]",
         options: [
             .init(name: "fanout", valueName: "n", help: "Activity tokens in the fan-out (default 100000)."),
             .init(name: "tokens", valueName: "n", help: "Registered tokens for the memory figure (default 1000000)."),
             .init(name: "seconds", valueName: "s", help: "wrk duration per run (default 5)."),
+            .init(name: "threads", valueName: "n", help: "The service's HTTP threads (default: the service's default, \(ServiceConfiguration().threads))."),
             .init(name: "only", valueName: "part", help: "Run one part: registrations, fanout or memory."),
         ],
         discussion: """
@@ -33,7 +34,10 @@ enum BenchServiceCommand: LivelineCommand {
         let fanout = try arguments.int("fanout") ?? 100_000
         let tokens = try arguments.int("tokens") ?? 1_000_000
         let seconds = try arguments.int("seconds") ?? 5
-        guard fanout > 0, tokens > 0, seconds > 0 else { throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive") }
+        threads = try arguments.int("threads") ?? ServiceConfiguration().threads
+        guard fanout > 0, tokens > 0, seconds > 0, (1...64).contains(threads) else {
+            throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive, '--threads' from 1 to 64")
+        }
         let only = arguments.value("only")
         if let only, !["registrations", "fanout", "memory"].contains(only) {
             throw arguments.usageError("'--only' must be registrations, fanout or memory, got '\(only)'")
@@ -50,6 +54,8 @@ enum BenchServiceCommand: LivelineCommand {
     // MARK: - Registrations
 
     static let devices = 10_000
+    /// The service's HTTP threads (`--threads`).
+    nonisolated(unsafe) static var threads = ServiceConfiguration().threads
 
     /// A service on a fresh database with `devices` devices and an admin key; returns it and the key.
     static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000) throws -> (ServiceServer, String) {
@@ -58,7 +64,7 @@ enum BenchServiceCommand: LivelineCommand {
         config.database = workspace.directory.appendingPathComponent("\(name).db").path
         config.rateLimit = 10_000_000
         config.rateBurst = 10_000_000
-        config.threads = 2
+        config.threads = threads
         config.apnsHost = apnsHost
         config.caFile = caFile
         config.maxInFlight = maxInFlight
@@ -90,18 +96,25 @@ enum BenchServiceCommand: LivelineCommand {
         """
     }
 
-    static func wrk(_ url: String, seconds: Int, script: String?, workspace: BenchWorkspace) throws -> (rate: Double, non2xx: Int) {
+    /// `wrk` against `url`; also the service's CPU microseconds per request over the run, a
+    /// figure that other load on the machine does not change much.
+    static func wrk(_ url: String, seconds: Int, script: String?, workspace: BenchWorkspace) throws -> (rate: Double, non2xx: Int, cpuMicros: Double) {
         var args = ["-t2", "-c50", "-d\(seconds)s", "--latency"]
         if let script {
             let file = workspace.directory.appendingPathComponent("wrk-\(UUID().uuidString.prefix(6)).lua")
             try Data(script.utf8).write(to: file)
             args += ["-s", file.path]
         }
+        let cpuBefore = BenchClientCommand.cpuSeconds()
         let out = try BenchWorkspace.tool("/usr/bin/wrk", args + [url])
-        guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+        let cpu = BenchClientCommand.cpuSeconds() - cpuBefore
+        let lines = out.split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix("Requests/sec:") }),
               let rate = Double(line.split(separator: " ").last ?? "") else { throw CLIError(message: "wrk printed no rate:\n\(out)") }
-        let non2xx = out.split(separator: "\n").first { $0.contains("Non-2xx") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
-        return (rate, non2xx)
+        let non2xx = lines.first { $0.contains("Non-2xx") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        // "  123456 requests in 5.00s, 12.34MB read"
+        let requests = lines.first { $0.contains(" requests in ") }.flatMap { Double($0.split(separator: " ").first ?? "") } ?? 0
+        return (rate, non2xx, requests > 0 ? cpu * 1e6 / requests : 0)
     }
 
     static func registrations(_ workspace: BenchWorkspace, seconds: Int) async throws {
@@ -110,8 +123,29 @@ enum BenchServiceCommand: LivelineCommand {
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
         let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
         let held = try server.store.write { try $0.tokenCount() }
-        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
+        // The same writes straight to the store, one transaction each, on this thread: SQLite's share.
+        let storeOnly = try storeRegistrations(server.store, count: 20_000)
+        let commits = (server.store as? SQLiteStore)?.groupCommitCounts
+        let grouping = commits.map { String(format: ", %.1f transactions a commit", Double($0.transactions) / Double(max(1, $0.batches))) } ?? ""
+        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
+        Console.out("               the store alone: \(Int(1e6 / storeOnly)) registrations/s on one thread, \(String(format: "%.1f", storeOnly)) µs each (device, activity and token read, token upsert, commit)")
+        Console.out("               service CPU a request: \(String(format: "%.1f", registrations.cpuMicros)) µs a registration, \(String(format: "%.1f", health.cpuMicros)) µs a /healthz: \(ratio(health.cpuMicros, registrations.cpuMicros))× (steadier than the rates on a busy machine)")
         await server.stop()
+    }
+
+    /// Microseconds of CPU per registration written straight to the store, as the API's handler does.
+    static func storeRegistrations(_ store: any Store, count: Int) throws -> Double {
+        let before = BenchClientCommand.cpuSeconds()
+        for n in 0..<count {
+            let i = n % devices
+            try store.write { tx in
+                _ = try tx.device("d\(i)")
+                _ = try tx.activity("bench-\(i % 100)")
+                _ = try tx.activityToken(activityID: "bench-\(i % 100)", deviceID: "d\(i)")
+                try tx.setActivityToken(TokenRecord(scope: "bench-\(i % 100)", deviceID: "d\(i)", token: String(format: "%064x", n + 1_000_000), registeredAt: Date()))
+            }
+        }
+        return (BenchClientCommand.cpuSeconds() - before) * 1e6 / Double(count)
     }
 
     // MARK: - Fan-out

@@ -1,0 +1,133 @@
+import Foundation
+@testable import LivelineStore
+import Testing
+
+/// Writers that arrive together share a transaction; each keeps its own result and its own rollback.
+@Suite("Group commit (SQLite)")
+struct GroupCommitTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func makeStore() throws -> (SQLiteStore, String) {
+        let dir = NSTemporaryDirectory() + "liveline-group-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return (try SQLiteStore(path: dir + "/test.db"), dir)
+    }
+
+    static func key(_ n: String) -> APIKeyRecord { APIKeyRecord(id: "key_\(n)", scope: .app, hash: "hash-\(n)", name: n, createdAt: t0) }
+
+    struct Refused: Error, Equatable { var n: String }
+
+    /// A flag one thread raises and others wait for.
+    final class Gate: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var open = false
+        func raise() { condition.lock(); open = true; condition.broadcast(); condition.unlock() }
+        func wait() { condition.lock(); while !open { condition.wait() }; condition.unlock() }
+    }
+
+    /// Runs `body` on a thread of its own; `wait()` returns its result.
+    final class Writer<T: Sendable>: @unchecked Sendable {
+        private let done = NSCondition()
+        private var result: Result<T, any Error>?
+        init(_ body: @escaping @Sendable () throws -> T) {
+            Thread.detachNewThread { [self] in
+                let r = Result { try body() }
+                done.lock(); result = r; done.broadcast(); done.unlock()
+            }
+        }
+        func wait() -> Result<T, any Error> {
+            done.lock(); defer { done.unlock() }
+            while result == nil { done.wait() }
+            return result!
+        }
+    }
+
+    /// Waits (bounded) until `condition` holds: the writers make it true by queueing.
+    func waitUntil(_ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while !condition() {
+            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
+    /// A first writer that holds its transaction open until `release` is raised; `inside` tells it began.
+    func holdingWriter(_ store: SQLiteStore, inside: Gate, release: Gate) -> Writer<String> {
+        Writer { [store] in
+            try store.write { tx -> String in
+                try tx.insertKey(Self.key("a"))
+                inside.raise()
+                release.wait()
+                return "a"
+            }
+        }
+    }
+
+    @Test("writers queued behind a running transaction commit with it, each with its own result")
+    func writersShareOneCommit() throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let inside = Gate(), release = Gate()
+        let before = store.groupCommitCounts
+        let first = holdingWriter(store, inside: inside, release: release)
+        inside.wait()
+        let others = ["b", "c"].map { n in Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
+        try waitUntil { store.groupCommitPending == 2 }
+        release.raise()
+        #expect(try first.wait().get() == "a")
+        #expect(try others.map { try $0.wait().get() } == ["b", "c"])
+        let after = store.groupCommitCounts
+        #expect(after.batches - before.batches == 1, "the three writers committed together")
+        #expect(after.transactions - before.transactions == 3)
+        #expect(try store.write { try $0.keyCount() } == 3)
+    }
+
+    @Test("a writer that throws rolls back only its own work; the others of its batch commit")
+    func throwingWriterRollsBackAlone() throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let inside = Gate(), release = Gate()
+        let first = holdingWriter(store, inside: inside, release: release)
+        inside.wait()
+        let failing = Writer { [store] in
+            try store.write { tx -> String in
+                try tx.insertKey(Self.key("b"))
+                throw Refused(n: "b")
+            }
+        }
+        try waitUntil { store.groupCommitPending == 1 }
+        let last = Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
+        try waitUntil { store.groupCommitPending == 2 }
+        release.raise()
+        #expect(try first.wait().get() == "a")
+        #expect(throws: Refused(n: "b")) { try failing.wait().get() }
+        #expect(try last.wait().get() == "c")
+        let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
+        #expect(kept == ["a", "c"])
+    }
+
+    @Test("many concurrent writers: every write is kept and counted once")
+    func concurrentWriters() throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let before = store.groupCommitCounts
+        let writers = (0..<8).map { w in
+            Writer { [store] in
+                for i in 0..<100 { try store.write { tx in try tx.insertKey(Self.key("\(w)-\(i)")) } }
+                return w
+            }
+        }
+        #expect(try writers.map { try $0.wait().get() } == Array(0..<8))
+        #expect(try store.write { try $0.keyCount() } == 800)
+        let after = store.groupCommitCounts
+        #expect(after.transactions - before.transactions == 801)
+    }
+
+    @Test("a closed store fails every queued writer with an unavailable error")
+    func closedStoreFails() throws {
+        let (store, dir) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        store.close()
+        #expect { try store.write { try $0.keyCount() } } throws: { ($0 as? StoreError)?.isUnavailable == true }
+    }
+}
