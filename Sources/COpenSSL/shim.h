@@ -34,4 +34,7 @@ static inline unsigned long liveline_SSL_OP_NO_RENEGOTIATION(void) { return SSL_
 static inline unsigned long liveline_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
 // XN_FLAG_RFC2253 is a macro expression. https://www.openssl.org/docs/man3.0/man3/X509_NAME_print_ex.html
 static inline unsigned long liveline_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+// MBSTRING_UTF8 is a macro expression (X509_NAME_add_entry_by_txt picks the ASN.1 string type).
+// https://www.openssl.org/docs/man3.0/man3/X509_NAME_add_entry_by_txt.html
+static inline int liveline_MBSTRING_UTF8(void) { return MBSTRING_UTF8; }
 #endif

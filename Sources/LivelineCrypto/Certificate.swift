@@ -20,6 +20,33 @@ public final class Certificate: @unchecked Sendable {
         }
     }
 
+    /// One attribute of a subject name, such as `CN=localhost` or an APNs certificate's `UID=<topic>`.
+    public struct NameEntry: Sendable, Hashable, CustomStringConvertible {
+        /// The attribute's OpenSSL short name (`CN`, `UID`, `OU`, `O`, `C`).
+        public let attribute: String
+        /// Its value (UTF-8).
+        public let value: String
+
+        /// An entry; `attribute` is an OpenSSL short or long name.
+        public init(_ attribute: String, _ value: String) {
+            self.attribute = attribute
+            self.value = value
+        }
+
+        /// `CN=`: the common name.
+        public static func commonName(_ value: String) -> NameEntry { NameEntry("CN", value) }
+        /// `UID=`: the user ID (APNs puts the app's bundle ID, the topic, here).
+        public static func userID(_ value: String) -> NameEntry { NameEntry("UID", value) }
+        /// `OU=`: the organizational unit (APNs puts the team ID here).
+        public static func organizationalUnit(_ value: String) -> NameEntry { NameEntry("OU", value) }
+        /// `O=`: the organization.
+        public static func organization(_ value: String) -> NameEntry { NameEntry("O", value) }
+        /// `C=`: the two-letter country code.
+        public static func country(_ value: String) -> NameEntry { NameEntry("C", value) }
+
+        public var description: String { "\(attribute)=\(value)" }
+    }
+
     /// The owned `X509 *`; freed in `deinit`.
     let handle: OpaquePointer
 

@@ -1,9 +1,10 @@
 import COpenSSL
 import Foundation
 
-/// A P-256 certificate authority that issues TLS server certificates, for local simulators and
-/// tests: a self-signed CA (basicConstraints CA:TRUE, keyUsage keyCertSign) and leaves with
-/// subjectAltName entries, signed with ECDSA SHA-256, with random 128-bit serial numbers.
+/// A P-256 certificate authority that issues TLS server and client certificates, for local
+/// simulators and tests: a self-signed CA (basicConstraints CA:TRUE, keyUsage keyCertSign), server
+/// leaves with subjectAltName entries and client leaves with a full subject name (an APNs-style
+/// `UID=<topic>`), signed with ECDSA SHA-256, with random 128-bit serial numbers.
 ///
 /// - Important: for local use only; nothing here is fit for a public PKI.
 public final class CertificateAuthority: Sendable {
@@ -39,7 +40,7 @@ public final class CertificateAuthority: Sendable {
     ///   or a validity that is not positive.
     public static func generate(commonName: String, validity: Duration = .seconds(3 * 86_400)) throws(KeyError) -> CertificateAuthority {
         let key = try P256PrivateKey.generate()
-        let certificate = try build(subject: commonName, key: key, validity: validity, issuer: nil, issuerKey: key, extensions: [
+        let certificate = try build(subject: [.commonName(commonName)], key: key, validity: validity, issuer: nil, issuerKey: key, extensions: [
             (NID_basic_constraints, "critical,CA:TRUE"),
             (NID_key_usage, "critical,keyCertSign,cRLSign"),
             (NID_subject_key_identifier, "hash"),
@@ -75,11 +76,34 @@ public final class CertificateAuthority: Sendable {
             }
         }
         let leafKey = try P256PrivateKey.generate()
-        let certificate = try Self.build(subject: commonName, key: leafKey, validity: validity, issuer: certificate, issuerKey: key, extensions: [
+        let certificate = try Self.build(subject: [.commonName(commonName)], key: leafKey, validity: validity, issuer: certificate, issuerKey: key, extensions: [
             (NID_basic_constraints, "critical,CA:FALSE"),
             (NID_key_usage, "critical,digitalSignature"),
             (NID_ext_key_usage, "serverAuth"),
             (NID_subject_alt_name, alternativeNames.map(\.description).joined(separator: ",")),
+            (NID_subject_key_identifier, "hash"),
+            (NID_authority_key_identifier, "keyid:always"),
+        ])
+        return (certificate, leafKey)
+    }
+
+    /// Issues a TLS client certificate (extendedKeyUsage clientAuth) for a new P-256 key, such as
+    /// the certificate an APNs provider authenticates with: subject
+    /// `UID=<topic>, CN=Apple Push Services: <topic>, OU=<team ID>, ...`.
+    /// - Parameters:
+    ///   - subject: the subject name, in order; at least one entry.
+    ///   - validity: how long from now it is valid.
+    /// - Returns: the certificate and its key.
+    /// - Throws: `KeyError` `.malformed` for an empty subject or an entry with an empty value;
+    ///   `.operationFailed` when OpenSSL refuses an attribute name or value or fails.
+    public func issueClientCertificate(
+        subject: [Certificate.NameEntry], validity: Duration = .seconds(3 * 86_400)
+    ) throws(KeyError) -> (certificate: Certificate, key: P256PrivateKey) {
+        let leafKey = try P256PrivateKey.generate()
+        let certificate = try Self.build(subject: subject, key: leafKey, validity: validity, issuer: certificate, issuerKey: key, extensions: [
+            (NID_basic_constraints, "critical,CA:FALSE"),
+            (NID_key_usage, "critical,digitalSignature"),
+            (NID_ext_key_usage, "clientAuth"),
             (NID_subject_key_identifier, "hash"),
             (NID_authority_key_identifier, "keyid:always"),
         ])
@@ -101,11 +125,15 @@ public final class CertificateAuthority: Sendable {
 
     /// Builds and signs one certificate; `issuer` nil means self-signed.
     private static func build(
-        subject: String, key: P256PrivateKey, validity: Duration, issuer: Certificate?, issuerKey: P256PrivateKey,
+        subject entries: [Certificate.NameEntry], key: P256PrivateKey, validity: Duration, issuer: Certificate?, issuerKey: P256PrivateKey,
         extensions: [(Int32, String)]
     ) throws(KeyError) -> Certificate {
         defer { ERR_clear_error() }
-        guard !subject.isEmpty else { throw KeyError(.malformed, "the certificate's common name is empty") }
+        let subject = entries.map(\.description).joined(separator: ", ")
+        guard !entries.isEmpty else { throw KeyError(.malformed, "the certificate's subject name is empty") }
+        if let empty = entries.first(where: { $0.value.isEmpty }) {
+            throw KeyError(.malformed, empty.attribute == "CN" ? "the certificate's common name is empty" : "subject entry \(empty.attribute) of certificate \"\(subject)\" is empty")
+        }
         let seconds = validity.components.seconds
         guard seconds > 0 else { throw KeyError(.malformed, "validity \(validity) must be at least a second") }
         guard let x509 = X509_new() else { throw KeyError(.operationFailed, "OpenSSL could not allocate a certificate") }
@@ -120,9 +148,12 @@ public final class CertificateAuthority: Sendable {
         try check(X509_set_pubkey(x509, key.handle) == 1, "set the public key")
         guard let name = X509_NAME_new() else { throw KeyError(.operationFailed, "OpenSSL could not allocate a name") }
         defer { X509_NAME_free(name) }
-        let cn = Array(subject.utf8)
-        try check(cn.withUnsafeBufferPointer { X509_NAME_add_entry_by_txt(name, "CN", V_ASN1_UTF8STRING, $0.baseAddress, Int32($0.count), -1, 0) } == 1,
-                  "set the common name")
+        for entry in entries {
+            let value = Array(entry.value.utf8)
+            try check(value.withUnsafeBufferPointer {
+                X509_NAME_add_entry_by_txt(name, entry.attribute, liveline_MBSTRING_UTF8(), $0.baseAddress, Int32($0.count), -1, 0)
+            } == 1, "set subject entry \(entry.attribute)")
+        }
         try check(X509_set_subject_name(x509, name) == 1, "set the subject")
         try check(X509_set_issuer_name(x509, issuer.map { X509_get_subject_name($0.handle) } ?? name) == 1, "set the issuer")
         var context = X509V3_CTX()

@@ -87,5 +87,21 @@ public final class P256PrivateKey: @unchecked Sendable, CustomStringConvertible 
         return String(decoding: PEMKeyReader.contents(of: bio), as: UTF8.self)
     }
 
+    /// The key as password-protected PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, PBES2 with
+    /// AES-256-CBC): what `openssl pkcs8 -topk8 -v2 aes-256-cbc` writes. For tests of loaders that
+    /// must refuse encrypted keys.
+    /// - Throws: `KeyError` `.malformed` for an empty passphrase, `.operationFailed` when OpenSSL fails.
+    public func encryptedPKCS8PEM(passphrase: String) throws(KeyError) -> String {
+        defer { ERR_clear_error() }
+        guard !passphrase.isEmpty else { throw KeyError(.malformed, "the passphrase is empty") }
+        guard let bio = BIO_new(BIO_s_mem()) else { throw KeyError(.operationFailed, "OpenSSL could not allocate a buffer") }
+        defer { BIO_free(bio) }
+        let written = passphrase.withCString { pass in
+            PEM_write_bio_PKCS8PrivateKey(bio, handle, EVP_aes_256_cbc(), pass, Int32(strlen(pass)), nil, nil)
+        }
+        guard written == 1 else { throw KeyError(.operationFailed, "OpenSSL could not export the encrypted private key") }
+        return String(decoding: PEMKeyReader.contents(of: bio), as: UTF8.self)
+    }
+
     public var description: String { "P256PrivateKey(<redacted>)" }
 }

@@ -40,8 +40,11 @@ public final class HTTP2Server: Sendable {
     ///   - onConnection: called on the loop thread when a connection finished its TLS handshake,
     ///     before its first SETTINGS (call `setMaxConcurrentStreams` here to start it lower).
     ///   - handler: called on the loop thread for each complete request.
-    /// - Throws: `HTTP2Error` `.invalidArgument` for unusable files or values, `.listenFailed`
-    ///   when the address cannot be bound.
+    /// - Throws: `HTTP2Error` `.invalidArgument` for unusable files or values, `.resolveFailed`
+    ///   when a host name does not resolve within `resolveTimeout`, `.listenFailed` when the
+    ///   address cannot be bound.
+    /// - Important: a numeric `host` never waits; a name makes this call wait for the resolver
+    ///   (on a thread of its own) for up to `resolveTimeout`.
     public static func start(
         configuration: HTTP2ServerConfiguration,
         onConnection: (@Sendable (HTTP2ServerConnection) -> Void)? = nil,
@@ -56,11 +59,11 @@ public final class HTTP2Server: Sendable {
         guard configuration.maxHeaderListSize >= 1 else {
             throw HTTP2Error(.invalidArgument, "maxHeaderListSize \(configuration.maxHeaderListSize) must be at least 1 byte")
         }
-        guard configuration.idleTimeout > .zero, configuration.handshakeTimeout > .zero else {
-            throw HTTP2Error(.invalidArgument, "idleTimeout (\(configuration.idleTimeout)) and handshakeTimeout (\(configuration.handshakeTimeout)) must be positive")
+        guard configuration.idleTimeout > .zero, configuration.handshakeTimeout > .zero, configuration.resolveTimeout > .zero else {
+            throw HTTP2Error(.invalidArgument, "idleTimeout (\(configuration.idleTimeout)), handshakeTimeout (\(configuration.handshakeTimeout)) and resolveTimeout (\(configuration.resolveTimeout)) must be positive")
         }
         let context = try TLSContext.server(identity: configuration.identity, clientCAFile: configuration.clientCAFile)
-        let listener = try Socket.listen(host: configuration.host, port: configuration.port)
+        let listener = try Socket.listen(host: configuration.host, port: configuration.port, resolveTimeout: configuration.resolveTimeout)
         let loop: EventLoop
         do {
             loop = try EventLoop(name: "h2-server \(listener.address)", startsThread: false)

@@ -2,7 +2,8 @@
 public struct HTTP2ServerConfiguration: Sendable {
     /// The server's certificate chain and key.
     public var identity: TLSIdentity
-    /// The address to listen on.
+    /// The address to listen on: a numeric IPv4 or IPv6 address (used as given), or a name,
+    /// resolved on a thread of its own within `resolveTimeout`.
     public var host: String
     /// The port; 0 lets the system choose (read it from `HTTP2Server.port`).
     public var port: Int
@@ -33,6 +34,9 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// Whether a TLS client that offers no ALPN at all is spoken to in HTTP/2 (prior knowledge),
     /// as APNs does; a client offering ALPN without `h2` is refused either way. Default false.
     public var acceptsClientsWithoutALPN: Bool
+    /// Longest `HTTP2Server.start` waits for the system resolver when `host` is a name (a
+    /// numeric address needs none); then it fails with `.resolveFailed`. Default 5 seconds.
+    public var resolveTimeout: Duration
 
     /// Creates a configuration.
     public init(
@@ -46,7 +50,8 @@ public struct HTTP2ServerConfiguration: Sendable {
         maxHeaderListSize: Int = 16 << 10,
         idleTimeout: Duration = .seconds(300),
         maxRequestBodySize: Int = 1 << 20,
-        acceptsClientsWithoutALPN: Bool = false
+        acceptsClientsWithoutALPN: Bool = false,
+        resolveTimeout: Duration = .seconds(5)
     ) {
         self.identity = identity
         self.host = host
@@ -59,5 +64,6 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.maxRequestBodySize = maxRequestBodySize
         self.acceptsClientsWithoutALPN = acceptsClientsWithoutALPN
+        self.resolveTimeout = resolveTimeout
     }
 }

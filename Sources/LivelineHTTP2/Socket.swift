@@ -34,9 +34,15 @@ enum Socket {
     }
 
     /// A non-blocking listening socket bound to `host:port` (port 0 lets the kernel choose).
-    static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(HTTP2Error) -> (fd: Int32, address: SocketAddress) {
+    ///
+    /// A numeric address is used as given; a name is resolved on a thread of its own, waiting at
+    /// most `resolveTimeout` (`SocketAddress.listenAddresses`).
+    /// - Throws: `HTTP2Error` `.invalidArgument` for a bad port, `.resolveFailed` for a name that
+    ///   does not resolve in time, `.listenFailed` when no address can be bound.
+    static func listen(host: String, port: Int, backlog: Int32 = 1024, resolveTimeout: Duration = .seconds(5),
+                       resolver: @escaping SocketAddress.Resolver = SocketAddress.systemResolver) throws(HTTP2Error) -> (fd: Int32, address: SocketAddress) {
         guard (0...65535).contains(port) else { throw HTTP2Error(.invalidArgument, "port \(port) is outside 0...65535") }
-        let addresses = try SocketAddress.resolve(host: host, port: port)
+        let addresses = try SocketAddress.listenAddresses(host: host, port: port, within: resolveTimeout, resolver: resolver)
         var lastError = ""
         for address in addresses {
             let fd = try makeNonBlocking(family: address.family)

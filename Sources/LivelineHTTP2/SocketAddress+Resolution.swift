@@ -24,19 +24,7 @@ extension SocketAddress {
         let started = ContinuousClock.now
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<([SocketAddress], Duration), HTTP2Error>, Never>) in
             outcome.begin(continuation)
-            let name = "resolve \(host)"
-            let thread = Thread {
-                _ = liveline_set_thread_name(String(name.prefix(15)))
-                do throws(HTTP2Error) {
-                    let addresses = try resolver(host, port)
-                    outcome.finish(.success((addresses, ContinuousClock.now - started)))
-                } catch {
-                    outcome.finish(.failure(error))
-                }
-            }
-            thread.name = name
-            thread.stackSize = 1 << 18
-            thread.start()
+            runOnOwnThread(host: host, port: port, resolver: resolver) { result in outcome.finish(result.map { addresses in (addresses, ContinuousClock.now - started) }) }
             outcome.setTimer(Task {
                 try? await Task.sleep(for: limit)
                 if !Task.isCancelled {
@@ -45,6 +33,45 @@ extension SocketAddress {
             })
         }
         return try result.get()
+    }
+
+    /// The addresses of a listening socket for `host:port`: a numeric IPv4 or IPv6 address is
+    /// parsed without asking any resolver; a name is resolved on a thread of its own, the caller
+    /// waiting at most `limit` (a synchronous caller cannot be suspended instead).
+    /// - Throws: `HTTP2Error` `.resolveFailed` naming the host, when the resolver fails or gives
+    ///   no answer within `limit`.
+    static func listenAddresses(host: String, port: Int, within limit: Duration, resolver: @escaping Resolver = systemResolver) throws(HTTP2Error) -> [SocketAddress] {
+        if let numeric = SocketAddress(numericHost: host, port: port) { return [numeric] }
+        let answer = Mutex<Result<[SocketAddress], HTTP2Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        runOnOwnThread(host: host, port: port, resolver: resolver) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+        // Bounded: getaddrinfo cannot be interrupted, so after `limit` its thread is left to finish.
+        guard answered.wait(timeout: .now() + .nanoseconds(Int(clamping: limit.nanoseconds))) == .success,
+              let result = answer.withLock({ $0 })
+        else {
+            throw HTTP2Error(.resolveFailed, "cannot resolve listen host \(host) within \(limit): the resolver did not answer; give a numeric address (127.0.0.1, ::1, 0.0.0.0) to listen without one")
+        }
+        return try result.get()
+    }
+
+    /// Runs `resolver` for `host` on a new thread named `resolve <host>` and hands its answer to `deliver` there.
+    private static func runOnOwnThread(host: String, port: Int, resolver: @escaping Resolver,
+                                       deliver: @escaping @Sendable (Result<[SocketAddress], HTTP2Error>) -> Void) {
+        let name = "resolve \(host)"
+        let thread = Thread {
+            _ = liveline_set_thread_name(String(name.prefix(15)))
+            do throws(HTTP2Error) {
+                deliver(.success(try resolver(host, port)))
+            } catch {
+                deliver(.failure(error))
+            }
+        }
+        thread.name = name
+        thread.stackSize = 1 << 18
+        thread.start()
     }
 }
 

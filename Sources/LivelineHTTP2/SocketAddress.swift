@@ -41,6 +41,30 @@ struct SocketAddress: Sendable, CustomStringConvertible {
         return addresses
     }
 
+    /// An empty address, filled in by the calls below.
+    init() {}
+
+    /// A numeric IPv4 (`127.0.0.1`) or IPv6 (`::1`) address and a port, parsed with `inet_pton`
+    /// (no resolver); nil for anything else, names included.
+    init?(numericHost host: String, port: Int) {
+        guard (0...65535).contains(port) else { return nil }
+        var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = in_port_t(UInt16(port).bigEndian)
+            withUnsafeBytes(of: &v4) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        } else if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = in_port_t(UInt16(port).bigEndian)
+            withUnsafeBytes(of: &v6) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            return nil
+        }
+    }
+
     /// Reads the local address of `fd`.
     static func local(of fd: Int32) -> SocketAddress {
         var item = SocketAddress()

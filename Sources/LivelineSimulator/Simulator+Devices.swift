@@ -75,8 +75,11 @@ extension Simulator {
                 throw SimulatorError(.unknownApp, "\(bundleID) is not installed on \"\(deviceID)\"")
             }
             s.devices[deviceID]!.apps[bundleID]!.installed = false
-            for (token, record) in s.tokens where record.deviceID == deviceID && record.bundleID == bundleID {
+            for (token, record) in s.tokens where record.deviceID == deviceID && record.bundleID == bundleID && record.deadAt == nil {
                 s.kill(token: token, at: now, reason: .unregistered)
+                // Update tokens go with their activities; the device and push-to-start tokens are retired.
+                if case .activityUpdate = record.kind { continue }
+                s.retire(token: token)
             }
             for id in s.activities.notDismissed(deviceID: deviceID, bundleID: bundleID) {
                 s.activities[id]!.snapshot.state = .dismissed
@@ -186,6 +189,7 @@ extension Simulator {
             }
             guard let old = a.pushToken else { throw SimulatorError(.unsupported, "activity \"\(activityID)\" has no update token (not started with push)") }
             s.kill(token: old, at: now, reason: .expiredToken)
+            s.retire(token: old)
             let token = s.newToken(hexBytes: 80)
             s.tokens[token] = SimulatorState.TokenRecord(deviceID: a.deviceID, bundleID: a.bundleID, kind: .activityUpdate(activityID: activityID), environment: s.devices[a.deviceID]!.environment)
             s.activities[activityID]!.snapshot.pushToken = token
@@ -203,6 +207,7 @@ extension Simulator {
                 throw SimulatorError(.unknownApp, "\(bundleID) on \"\(deviceID)\" has no push-to-start token for \(attributesType)")
             }
             s.kill(token: old, at: now, reason: .expiredToken)
+            s.retire(token: old)
             return s.issuePushToStartToken(bundleID: bundleID, type: attributesType, deviceID: deviceID, now: now, rotated: true)
         }
     }

@@ -131,6 +131,15 @@ public struct SimulatorConfiguration: Sendable {
     public var dismissedActivityCapacity: Int
     /// How long a dismissed activity is kept for inspection after its dismissal.
     public var dismissedActivityRetention: TimeInterval
+    /// How many replaced or unregistered tokens (a rotated update or push-to-start token, an
+    /// uninstalled app's tokens) still answer 410; beyond it the oldest answer like a token APNs never issued.
+    public var retiredTokenCapacity: Int
+    /// How many distinct provider tokens (JWTs) the simulator keeps verified (oldest dropped first;
+    /// a dropped token is verified again when it comes back).
+    public var authorizationCacheCapacity: Int
+    /// How many rate-limit windows (one per token or channel pushed to) are kept: idle windows are
+    /// dropped first, then the least recently used, whose keys start afresh.
+    public var rateWindowCapacity: Int
 
     /// A configuration; every field has a default.
     public init(
@@ -138,7 +147,8 @@ public struct SimulatorConfiguration: Sendable {
         maxConcurrentStreams: Int = 1000, restrictedConcurrentStreams: Int = 1, seed: UInt64 = 1,
         rateLimit: RateLimit? = nil, idleTimeout: TimeInterval = 3600, maxChannelsPerApp: Int = 10_000,
         deviceRules: DeviceRules = DeviceRules(), logCapacity: Int = 10_000, eventCapacity: Int = 10_000,
-        dismissedActivityCapacity: Int = 1000, dismissedActivityRetention: TimeInterval = 24 * 3600
+        dismissedActivityCapacity: Int = 1000, dismissedActivityRetention: TimeInterval = 24 * 3600,
+        retiredTokenCapacity: Int = 10_000, authorizationCacheCapacity: Int = 1000, rateWindowCapacity: Int = 10_000
     ) {
         self.environment = environment
         self.keys = keys
@@ -154,5 +164,8 @@ public struct SimulatorConfiguration: Sendable {
         self.eventCapacity = eventCapacity
         self.dismissedActivityCapacity = dismissedActivityCapacity
         self.dismissedActivityRetention = dismissedActivityRetention
+        self.retiredTokenCapacity = retiredTokenCapacity
+        self.authorizationCacheCapacity = authorizationCacheCapacity
+        self.rateWindowCapacity = rateWindowCapacity
     }
 }

@@ -15,6 +15,7 @@ import LivelineCrypto
 ///  "rules": {"maxActivitiesPerApp": 5, "updateBudgetPerHour": 15, "frequentUpdateBudgetPerHour": 240},
 ///  "maxConcurrentStreams": 1000, "rateLimit": {"count": 100, "seconds": 1},
 ///  "logCapacity": 10000, "eventCapacity": 10000, "dismissedActivityCapacity": 1000, "dismissedActivityRetention": 86400,
+///  "retiredTokenCapacity": 10000, "authorizationCacheCapacity": 1000, "rateWindowCapacity": 10000,
 ///  "faults": [{"respond": "ServiceUnavailable", "probability": 0.1}, {"goAway": "Shutdown", "token": "ab12..."},
 ///             {"latencyMs": 200}, {"dropConnection": true}, {"streamLimit": 1, "skipFirst": 10}]}
 /// ```
@@ -80,7 +81,8 @@ public struct SimulatorSetup: Sendable {
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : baseDirectory + "/" + p }
         guard let root = json.objectValue else { throw fail("top level", "must be an object") }
         let known = ["environment", "seed", "keys", "apps", "devices", "rules", "maxConcurrentStreams", "rateLimit", "faults", "logCapacity", "idleTimeout",
-                     "eventCapacity", "dismissedActivityCapacity", "dismissedActivityRetention"]
+                     "eventCapacity", "dismissedActivityCapacity", "dismissedActivityRetention",
+                     "retiredTokenCapacity", "authorizationCacheCapacity", "rateWindowCapacity"]
         for key in root.keys where !known.contains(key) { throw fail(key, "unknown key (expected one of \(known.joined(separator: ", ")))") }
         var config = SimulatorConfiguration()
         if let e = root["environment"] {
@@ -99,10 +101,17 @@ public struct SimulatorSetup: Sendable {
             guard let n = m.numberValue, n >= 0, n == n.rounded() else { throw fail("logCapacity", "must be a non-negative integer, got \(m.jsonString)") }
             config.logCapacity = Int(n)
         }
-        for name in ["eventCapacity", "dismissedActivityCapacity"] {
+        let capacities: [(String, WritableKeyPath<SimulatorConfiguration, Int>, Double)] = [
+            ("eventCapacity", \.eventCapacity, 0), ("dismissedActivityCapacity", \.dismissedActivityCapacity, 0),
+            ("retiredTokenCapacity", \.retiredTokenCapacity, 0), ("authorizationCacheCapacity", \.authorizationCacheCapacity, 0),
+            ("rateWindowCapacity", \.rateWindowCapacity, 1),
+        ]
+        for (name, field, least) in capacities {
             guard let m = root[name] else { continue }
-            guard let n = m.numberValue, n >= 0, n == n.rounded(), n < 1e15 else { throw fail(name, "must be a non-negative integer, got \(m.jsonString)") }
-            if name == "eventCapacity" { config.eventCapacity = Int(n) } else { config.dismissedActivityCapacity = Int(n) }
+            guard let n = m.numberValue, n >= least, n == n.rounded(), n < 1e15 else {
+                throw fail(name, "must be \(least > 0 ? "a positive" : "a non-negative") integer, got \(m.jsonString)")
+            }
+            config[keyPath: field] = Int(n)
         }
         if let m = root["dismissedActivityRetention"] {
             guard let n = m.numberValue, n >= 0, n.isFinite else { throw fail("dismissedActivityRetention", "must be a non-negative number of seconds, got \(m.jsonString)") }

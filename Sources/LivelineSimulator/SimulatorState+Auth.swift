@@ -44,8 +44,7 @@ extension SimulatorState {
                     valid = (try? token.verify(with: key.publicKey)) != nil
                 }
                 cached = CachedToken(token: token, valid: valid)
-                if jwtCache.count >= 10_000 { jwtCache.removeAll(keepingCapacity: true) }
-                jwtCache[tokenString] = cached
+                jwtCache.insert(cached, for: tokenString)
             }
             memo = AuthorizationMemo(header: header, token: tokenString, cached: cached, key: keysByID[cached.token.keyID])
             lastAuthorization = memo

@@ -68,15 +68,8 @@ extension SimulatorState {
         if request.body.count > Self.maxChannelAPIBodyBytes { return reject(.payloadTooLarge) }
         guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else { return reject(.badRequestPayload) }
         context.event = json["aps"]?["event"]?.stringValue
-        if let limit = config.rateLimit {
-            var window = rateWindows["channel:" + channelID, default: []]
-            window.removeAll { now.timeIntervalSince($0) >= limit.seconds }
-            if window.count >= limit.count {
-                rateWindows["channel:" + channelID] = window
-                return reject(.tooManyRequests)
-            }
-            window.append(now)
-            rateWindows["channel:" + channelID] = window
+        if let limit = config.rateLimit, !rateWindows.admit("channel:" + channelID, limit: limit, now: now) {
+            return reject(.tooManyRequests)
         }
 
         tick(now)
@@ -162,6 +155,7 @@ extension SimulatorState {
             }
             channels[channelID] = nil
             channelOrder.removeAll { $0 == channelID }
+            rateWindows.remove("channel:" + channelID)
             return accept(context, status: 204, headers: [idHeader], connection: &connection, actions: [], delay: 0)
         }
     }

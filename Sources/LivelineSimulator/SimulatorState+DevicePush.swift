@@ -95,15 +95,8 @@ extension SimulatorState {
         if request.body.count > typeFacts.maxPayloadBytes { return rejectF(.payloadTooLarge) }
 
         // 10. rate per token
-        if let limit = config.rateLimit {
-            var window = rateWindows[key, default: []]
-            window.removeAll { now.timeIntervalSince($0) >= limit.seconds }
-            if window.count >= limit.count {
-                rateWindows[key] = window
-                return rejectF(.tooManyRequests)
-            }
-            window.append(now)
-            rateWindows[key] = window
+        if let limit = config.rateLimit, !rateWindows.admit(key, limit: limit, now: now) {
+            return rejectF(.tooManyRequests)
         }
 
         // 11. accept; 12. deliver to the device

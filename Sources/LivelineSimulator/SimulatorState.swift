@@ -184,7 +184,8 @@ struct SimulatorState: Sendable {
     var channelOrder: [String] = []
     var issuedChannelIDs: Set<String> = []
 
-    var jwtCache: [String: CachedToken] = [:]
+    /// Provider tokens already checked, at most `config.authorizationCacheCapacity` (oldest dropped first).
+    var jwtCache: BoundedCache<String, CachedToken>
     /// The last `authorization` header, its token and what the JWT cache and `keysByID` said about
     /// it: requests on one connection repeat it. Cleared whenever `keysByID` changes.
     var lastAuthorization: AuthorizationMemo?
@@ -198,7 +199,11 @@ struct SimulatorState: Sendable {
     var lastDeviceDeliveries: [PushRecord.Delivery] = []
     /// The last ordinary notification body found deliverable (`notificationProblem`).
     var lastNotificationBody: [UInt8]?
-    var rateWindows: [String: [Date]] = [:]
+    /// Rate-limit windows by token and by `channel:<id>`, at most `config.rateWindowCapacity`.
+    var rateWindows: RateWindows
+    /// Tokens replaced (rotated) or unregistered (uninstalled apps), oldest first: each still answers
+    /// 410 until `config.retiredTokenCapacity` newer ones push it out.
+    var retiredTokens = FIFOQueue<String>()
     var faults = FaultState()
 
     var log: [PushRecord] = []
@@ -215,6 +220,8 @@ struct SimulatorState: Sendable {
         self.config = config
         self.rng = SeededGenerator(seed: config.seed)
         self.activities = ActivityTable(rules: config.deviceRules)
+        self.jwtCache = BoundedCache(capacity: config.authorizationCacheCapacity)
+        self.rateWindows = RateWindows(capacity: config.rateWindowCapacity)
         for key in config.keys { keysByID[key.keyID] = key }
         for app in config.apps { appsByBundle[app.bundleID] = app }
     }
@@ -269,6 +276,19 @@ struct SimulatorState: Sendable {
         tokens[token]!.deadReason = reason
     }
 
+    /// Keeps a token that was just killed (rotated away or unregistered) answering 410, and forgets
+    /// the oldest such tokens beyond `config.retiredTokenCapacity`: they then answer like a token
+    /// APNs never issued (400 `BadDeviceToken`).
+    mutating func retire(token: String) {
+        retiredTokens.append(token)
+        while retiredTokens.count > max(0, config.retiredTokenCapacity), let oldest = retiredTokens.popFirst() {
+            // Only a token still dead is forgotten (never one in use).
+            guard tokens[oldest]?.deadAt != nil else { continue }
+            tokens[oldest] = nil
+            rateWindows.remove(oldest)
+        }
+    }
+
     // MARK: - Time
 
     /// Applies every time-based transition due by `now`, each stamped with the moment it was due,
@@ -309,7 +329,7 @@ struct SimulatorState: Sendable {
         for record in removed {
             guard let token = record.snapshot.pushToken else { continue }
             tokens[token] = nil
-            rateWindows[token] = nil
+            rateWindows.remove(token)
         }
     }
 }

@@ -8,8 +8,9 @@ import Synchronization
 /// certificate whose subject carries an APNs-style `UID=<topic>`, an `AuthKey_<KEYID>.p8`
 /// token-signing key (unencrypted PKCS#8, EC P-256), and keys that must be refused by a `.p8`
 /// loader: an encrypted PKCS#8 key, an RSA key, a P-384 key and a garbage file.
-/// The CA and server certificate come from LivelineCrypto's `CertificateAuthority`; the client
-/// certificate and the refused keys from the Debian `openssl` binary. Nothing is committed.
+/// Every file is made with OpenSSL's API through LivelineCrypto (`CertificateAuthority`,
+/// `P256PrivateKey`, `UnsupportedKeyPEM`); no process is run. Nothing is committed.
+/// Tests that want an independent check run the `openssl` tool (`opensslPath`) on these files.
 ///
 /// - Important: These are test credentials; a CA from one `TestPKI` does not trust the
 ///   certificates of another, which is how tests get an "untrusted CA".
@@ -47,16 +48,17 @@ public struct TestPKI: Sendable {
     /// A file with a `BEGIN PRIVATE KEY` frame around bytes that are not a key.
     public let garbageKey: URL
 
-    /// Path of the `openssl` binary used to make the files.
+    /// Path of the `openssl` tool, for tests that check these files (or talk TLS) with a third-party
+    /// implementation. Generation never runs it.
     public static let opensslPath = "/usr/bin/openssl"
 
-    /// Generates a fresh PKI into a new temporary directory, running `openssl` on dedicated
-    /// threads (Swift's cooperative threads stay free).
+    /// Generates a fresh PKI into a new temporary directory, on a dedicated thread (key generation,
+    /// RSA's above all, takes long enough that Swift's cooperative threads should stay free).
     /// - Parameters:
     ///   - keyID: the 10-character key ID used in `AuthKey_<keyID>.p8`.
     ///   - teamID: the team ID put in the client certificate.
     ///   - clientTopic: the bundle ID put in the client certificate's UID.
-    /// - Throws: `TestingError` naming the `openssl` command that failed and its output.
+    /// - Throws: `TestingError` naming the file that could not be made and why.
     public static func make(
         keyID: String = "LLTESTKEY1",
         teamID: String = "LLTEAM0001",
@@ -67,7 +69,7 @@ public struct TestPKI: Sendable {
         }
     }
 
-    /// `make` on the calling thread (blocks it while `openssl` runs).
+    /// `make` on the calling thread (blocks it while the keys are generated).
     static func makeBlocking(keyID: String = "LLTESTKEY1", teamID: String = "LLTEAM0001",
                              clientTopic: String = "com.example.liveline") throws -> TestPKI {
         let dir = FileManager.default.temporaryDirectory
@@ -105,11 +107,10 @@ public struct TestPKI: Sendable {
     }
 
     /// Makes another `AuthKey_<keyID>.p8` (EC P-256, unencrypted PKCS#8) in this PKI's directory.
-    /// - Throws: `TestingError` when `openssl` fails.
+    /// - Throws: `TestingError` when the key cannot be made or written.
     public func makeAuthKey(keyID: String) throws -> URL {
         let url = directory.appendingPathComponent("AuthKey_\(keyID).p8")
-        try Self.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-                          "-pkeyopt", "ec_param_enc:named_curve", "-out", url.path])
+        try Self.crypto(url) { () throws(KeyError) in try CertificateAuthority.writeKey(try P256PrivateKey.generate(), toFile: url.path) }
         return url
     }
 
@@ -122,40 +123,44 @@ public struct TestPKI: Sendable {
 
     private static func generate(in dir: URL, keyID: String, teamID: String, clientTopic: String) throws -> TestPKI {
         func file(_ name: String) -> URL { dir.appendingPathComponent(name) }
+        let validity = Duration.seconds(3 * 86_400)
         let caCert = file("ca.pem"), caKey = file("ca-key.pem")
-        // The CA and the server certificate through LivelineCrypto (OpenSSL's API); the client
-        // certificate's APNs-style subject and the keys a `.p8` loader must refuse still come
-        // from the `openssl` binary.
-        let authority = try CertificateAuthority.generate(commonName: "Liveline Test CA \(dir.lastPathComponent)", validity: .seconds(3 * 86_400))
-        try authority.write(certificateFile: caCert.path, keyFile: caKey.path)
+        let authority = try crypto(caCert) { () throws(KeyError) in
+            try CertificateAuthority.generate(commonName: "Liveline Test CA \(dir.lastPathComponent)", validity: validity)
+        }
+        try crypto(caCert) { () throws(KeyError) in try authority.write(certificateFile: caCert.path, keyFile: caKey.path) }
 
         let serverCert = file("server.pem"), serverKey = file("server-key.pem")
-        let (server, serverPrivateKey) = try authority.issueServerCertificate(
-            commonName: "localhost", alternativeNames: [.dns("localhost"), .ip("127.0.0.1")], validity: .seconds(3 * 86_400))
-        try CertificateAuthority.writeKey(serverPrivateKey, toFile: serverKey.path)
-        try server.write(toFile: serverCert.path)
+        try crypto(serverCert) { () throws(KeyError) in
+            let (server, key) = try authority.issueServerCertificate(
+                commonName: "localhost", alternativeNames: [.dns("localhost"), .ip("127.0.0.1")], validity: validity)
+            try CertificateAuthority.writeKey(key, toFile: serverKey.path)
+            try server.write(toFile: serverCert.path)
+        }
 
+        // An APNs-style provider certificate: the topic as UID, the team as OU, clientAuth.
         let clientCert = file("client.pem"), clientKey = file("client-key.pem")
-        try issue(certificate: clientCert, key: clientKey,
-                  subject: "/UID=\(clientTopic)/CN=Apple Push Services: \(clientTopic)/OU=\(teamID)/O=Liveline Tests/C=US",
-                  extensions: """
-                  basicConstraints=CA:FALSE
-                  keyUsage=critical,digitalSignature
-                  extendedKeyUsage=clientAuth
-                  """, caCert: caCert, caKey: caKey, dir: dir)
+        try crypto(clientCert) { () throws(KeyError) in
+            let (client, key) = try authority.issueClientCertificate(subject: [
+                .userID(clientTopic), .commonName("Apple Push Services: \(clientTopic)"), .organizationalUnit(teamID),
+                .organization("Liveline Tests"), .country("US"),
+            ], validity: validity)
+            try CertificateAuthority.writeKey(key, toFile: clientKey.path)
+            try client.write(toFile: clientCert.path)
+        }
 
         let authKey = file("AuthKey_\(keyID).p8")
-        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-                     "-pkeyopt", "ec_param_enc:named_curve", "-out", authKey.path])
         let passphrase = "liveline-test-passphrase"
         let encrypted = file("AuthKey_\(keyID)-encrypted.p8")
-        try openssl(["pkcs8", "-topk8", "-in", authKey.path, "-out", encrypted.path,
-                     "-v2", "aes-256-cbc", "-passout", "pass:\(passphrase)"])
+        try write(try crypto(encrypted) { () throws(KeyError) in
+            let key = try P256PrivateKey.generate()
+            try CertificateAuthority.writeKey(key, toFile: authKey.path)
+            return try key.encryptedPKCS8PEM(passphrase: passphrase)
+        }, to: encrypted)
         let rsa = file("rsa-key.p8")
-        try openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", rsa.path])
+        try write(try crypto(rsa) { () throws(KeyError) in try UnsupportedKeyPEM.rsa(bits: 2048) }, to: rsa)
         let p384 = file("p384-key.p8")
-        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384",
-                     "-pkeyopt", "ec_param_enc:named_curve", "-out", p384.path])
+        try write(try crypto(p384) { () throws(KeyError) in try UnsupportedKeyPEM.ec(curve: "P-384") }, to: p384)
         let garbage = file("garbage.p8")
         let noise = Data((0..<96).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try write("-----BEGIN PRIVATE KEY-----\n\(noise)\n-----END PRIVATE KEY-----\n", to: garbage)
@@ -169,36 +174,20 @@ public struct TestPKI: Sendable {
             rsaKey: rsa, p384Key: p384, garbageKey: garbage)
     }
 
-    private static func issue(certificate: URL, key: URL, subject: String, extensions: String,
-                              caCert: URL, caKey: URL, dir: URL) throws {
-        let base = certificate.deletingPathExtension().lastPathComponent
-        let csr = dir.appendingPathComponent("\(base).csr")
-        let ext = dir.appendingPathComponent("\(base).ext")
-        try openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                     "-keyout", key.path, "-out", csr.path, "-subj", subject])
-        try write(extensions + "\n", to: ext)
-        try openssl(["x509", "-req", "-in", csr.path, "-CA", caCert.path, "-CAkey", caKey.path,
-                     "-set_serial", randomSerial(), "-days", "3", "-sha256",
-                     "-extfile", ext.path, "-out", certificate.path])
-        try? FileManager.default.removeItem(at: csr)
-        try? FileManager.default.removeItem(at: ext)
-    }
-
-    /// A positive random 128-bit serial number in hex (leading `1` keeps it positive and 16 bytes).
-    private static func randomSerial() -> String {
-        "0x1" + (0..<15).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-    }
-
-    private static func write(_ text: String, to url: URL) throws {
+    /// Runs a LivelineCrypto step for `file`, turning its `KeyError` into a `TestingError` naming the file.
+    @discardableResult
+    private static func crypto<T>(_ file: URL, _ body: () throws(KeyError) -> T) throws -> T {
         do {
-            try Data(text.utf8).write(to: url)
+            return try body()
         } catch {
-            throw TestingError("cannot write \(url.path): \(error)")
+            throw TestingError("cannot make \(file.lastPathComponent) with LivelineCrypto: \(error.message)")
         }
     }
 
-    @discardableResult
-    static func openssl(_ arguments: [String]) throws -> Data {
-        try ProcessRunner.checkedBlocking(opensslPath, arguments)
+    /// Writes a key file, readable by its owner only (0600, as `CertificateAuthority.writeKey` does).
+    private static func write(_ text: String, to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw TestingError("cannot write \(url.path)")
+        }
     }
 }

@@ -22,13 +22,13 @@ enum BenchClientCommand: LivelineCommand {
             .init(name: "no-reference", help: "Skip h2load and the raw-transport run: only APNSClient's own figures (for profiling)."),
         ],
         discussion: """
-            Generates a CA and a server certificate with openssl and starts the server on a free
+            Generates a CA and a server certificate (the simulator's, OpenSSL's API) and starts the server on a free
             loopback port. Each round runs h2load -n N -c 1 -m 100 with the same requests APNSClient
             sends (the same headers, a real provider token, the same 1000 device-token paths through
             h2load -i, the same body size), then APNSClient.sendAll with token auth on each connection
             count; the best round of each is kept. Prints pushes/s, the ratio to h2load, CPU seconds
             (getrusage), peak RSS and the allocator serving malloc.
-            Needs openssl, h2load and nginx or nghttpd (Debian: openssl nghttp2-client nginx-light nghttp2-server).
+            Needs h2load and nginx or nghttpd (Debian: nghttp2-client nginx-light nghttp2-server).
             """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {

@@ -27,7 +27,7 @@ enum BenchServiceCommand: LivelineCommand {
                            service to an in-process simulator; beside APNSClient.sendAll of the same pushes.
             memory         a `liveline serve` process on a database of N tokens, after a wrk run of
                            registrations and a fan-out: its peak RSS (VmHWM).
-            Needs wrk (Debian: wrk) and openssl.
+            Needs wrk (Debian: wrk).
             """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {

@@ -94,3 +94,22 @@ struct ServerProcessTests {
         }
     }
 }
+
+@Suite("TestPKI, made through LivelineCrypto")
+struct TestPKIGenerationTests {
+    @Test("the client certificate is for TLS clients (the tool verifies it for sslclient) and every key file is private to its owner")
+    func clientCertificatePurposeAndKeyModes() async throws {
+        let pki = try await TestPKI.make()
+        defer { pki.remove() }
+        let client = try await runTool(TestPKI.opensslPath, ["verify", "-CAfile", pki.caCertificate.path, "-purpose", "sslclient", pki.clientCertificate.path])
+        #expect(client.status == 0, "\(client.output)")
+        for key in [pki.caKey, pki.serverKey, pki.clientKey, pki.authKey, pki.encryptedAuthKey, pki.rsaKey, pki.p384Key, pki.garbageKey] {
+            let mode = try FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(key.lastPathComponent)")
+        }
+        let extra = try pki.makeAuthKey(keyID: "LLTESTKEY2")
+        #expect(extra.lastPathComponent == "AuthKey_LLTESTKEY2.p8")
+        let text = try await runTool(TestPKI.opensslPath, ["pkey", "-in", extra.path, "-noout", "-text"])
+        #expect(text.output.contains("prime256v1"), "\(text.output.prefix(200))")
+    }
+}
