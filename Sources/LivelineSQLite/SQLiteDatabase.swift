@@ -57,6 +57,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
         /// SQLite skips the shared-memory index and most file locking on each commit.
         /// https://www.sqlite.org/pragma.html#pragma_locking_mode
         public var exclusive = false
+        /// `PRAGMA cache_size` in KiB: the most memory the connection's page cache holds (SQLite's
+        /// default is 2,000 KiB). A transaction that dirties more pages than fit spills them to the
+        /// journal early and reads them back. nil keeps SQLite's default.
+        public var cacheSizeKiB: Int?
 
         public init() {}
     }
@@ -121,6 +125,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
         try check(liveline_sqlite3_disable_double_quoted_strings(db), db, "turning off double-quoted strings")
         if options.exclusive {
             _ = try pragma("PRAGMA locking_mode=EXCLUSIVE", db)
+        }
+        if let kib = options.cacheSizeKiB {
+            guard kib > 0 else { throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "cacheSizeKiB must be positive, got \(kib)") }
+            _ = try pragma("PRAGMA cache_size=-\(kib)", db)
         }
         if options.journalModeWAL && !options.readOnly {
             let mode = try pragma("PRAGMA journal_mode=WAL", db)?.lowercasedASCII

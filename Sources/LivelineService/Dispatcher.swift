@@ -22,7 +22,7 @@ final class Dispatcher: Sendable {
     }
     private let state = Mutex(State())
     /// Pipelines claiming and sending at once: while one records its verdicts the other sends.
-    static let pipelines = 2
+    static let pipelines = 4
 
     init(store: any Store, configuration: ServiceConfiguration, clients: ClientRegistry, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
         self.store = store

@@ -162,11 +162,13 @@ enum BenchServiceCommand: LivelineCommand {
         let state = FlightAttributes.ContentState(status: .scheduled, gate: "B12", boardingTime: Date().addingTimeInterval(4800))
         var tokens: [String] = []
         tokens.reserveCapacity(count)
+        let setupStart = Date()
         for i in 0..<count {
             let id = simulator.addDevice(name: "p\(i)", osVersion: "17.5", id: "p\(i)")
             _ = try simulator.install("com.example.flights", on: id, activityTypes: [.type(FlightAttributes.self)])
             tokens.append(try simulator.startActivity(on: id, bundleID: "com.example.flights", attributes: flight, contentState: state).pushToken!)
         }
+        Console.err("fanout: \(count) simulated phones with a running activity in \(String(format: "%.1f", Date().timeIntervalSince(setupStart))) s")
         let simServer = try SimulatorServer.start(simulator: simulator, certificates: workspace.certificates)
         defer { Task { await simServer.stop() } }
         let keyPEM = String(decoding: FileManager.default.contents(atPath: made.keyFile) ?? Data(), as: UTF8.self)
@@ -194,13 +196,16 @@ enum BenchServiceCommand: LivelineCommand {
                 try tx.setActivityToken(TokenRecord(scope: "fanout", deviceID: "d\(i)", token: t, registeredAt: Date()))
             }
         }
-        let api = ServiceHTTPClient(baseURL: server.url, key: adminKey)
+        // curl, not URLSession: on Linux URLSession's event loop keeps a core busy while a request
+        // is outstanding, which would take CPU from the service it measures.
+        let api = try CurlClient(baseURL: server.url, key: adminKey, workspace: workspace)
+        let body: JSONValue = ["contentState": ["status": "scheduled", "gate": "D4", "boardingTime": .string(ISO8601DateFormatter().string(from: Date().addingTimeInterval(4800))), "delayMinutes": 0, "isBoarding": false]]
         let serviceStart = Date()
-        let accepted = try await api.expect("POST", "/v1/activities/fanout/update", ["contentState": ["status": "scheduled", "gate": "D4", "boardingTime": .string(ISO8601DateFormatter().string(from: Date().addingTimeInterval(4800))), "delayMinutes": 0, "isBoarding": false]])
+        let accepted = try api.expect("POST", "/v1/activities/fanout/update", body)
         let acceptSeconds = Date().timeIntervalSince(serviceStart)
         var snapshot: JSONValue = .null
         while snapshot["final"] != .bool(true) {
-            snapshot = try await api.expect("GET", "/v1/activities/fanout?wait=30&limit=1")
+            snapshot = try api.expect("GET", "/v1/activities/fanout?wait=30&limit=1")
         }
         let serviceSeconds = Date().timeIntervalSince(serviceStart)
         let sent = snapshot["counts"]?["sent"]?.numberValue ?? 0
@@ -249,4 +254,35 @@ enum BenchServiceCommand: LivelineCommand {
     }
 
     static func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f", a / b) : "-" }
+}
+
+/// The bench's calls to the service, made by curl (a separate process) with the key in a header
+/// file readable by the owner only, so it appears in no process list.
+struct CurlClient {
+    let baseURL: String
+    let headerFile: String
+    let workspace: BenchWorkspace
+
+    init(baseURL: String, key: String, workspace: BenchWorkspace) throws {
+        self.baseURL = baseURL
+        self.workspace = workspace
+        headerFile = workspace.directory.appendingPathComponent("curl-headers-\(UUID().uuidString.prefix(6))").path
+        guard FileManager.default.createFile(atPath: headerFile, contents: Data("Authorization: Bearer \(key)\nContent-Type: application/json\n".utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw CLIError(message: "cannot write \(headerFile)")
+        }
+    }
+
+    /// The JSON answer of `method path` with `body`; a status outside 200–299 is an error naming it.
+    func expect(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> JSONValue {
+        var arguments = ["-sS", "-X", method, "-H", "@\(headerFile)", "-w", "\n%{http_code}", baseURL + path]
+        if let body { arguments += ["--data-binary", String(decoding: body.serialized(), as: UTF8.self)] }
+        let out = try BenchWorkspace.tool("/usr/bin/curl", arguments)
+        guard let split = out.lastIndex(of: "\n"), let status = Int(out[out.index(after: split)...]) else {
+            throw CLIError(message: "curl printed no status for \(method) \(path): \(out.suffix(300))")
+        }
+        let text = out[..<split]
+        guard (200..<300).contains(status) else { throw CLIError(message: "\(method) \(path) answered \(status): \(text.prefix(300))") }
+        return try JSONValue.parse(Array(text.utf8))
+    }
 }
