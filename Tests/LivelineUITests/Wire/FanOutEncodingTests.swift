@@ -82,6 +82,35 @@ import Testing
         }
     }
 
+    /// The encoder parameters the bench measures give plain brotli streams the device inflates, except
+    /// large-window mode, which its decoder refuses; quality-and-window settings stay Voltra's one-shot call.
+    @Test func encoderParametersGiveStreamsThePlainDecoderInflates() {
+        let json = JSONValue.object(VoltraEncoder.json(Self.layout(3), mode: .compact)).serialized()
+        #expect(Brotli.compress(json, .compatible) == Brotli.compress(json, quality: 2, window: 22))
+        #expect(Brotli.compress(json, BrotliSettings(quality: 5, window: 16)) == Brotli.compress(json, quality: 5, window: 16))
+        let levers: [BrotliSettings] = [
+            BrotliSettings(quality: 5, mode: .text), BrotliSettings(quality: 5, literalContextModeling: false),
+            BrotliSettings(quality: 5, sizeHint: true), BrotliSettings(quality: 5, postfix: 1, direct: 12),
+            BrotliSettings(quality: 9, window: 16, mode: .text, literalContextModeling: false, sizeHint: true, postfix: 2, direct: 8),
+        ]
+        for settings in levers {
+            let stream = Brotli.compress(json, settings)
+            #expect(Brotli.decompress(stream, limit: json.count) == json, "\(settings)")
+            #expect(stream.count < json.count / 3, "\(settings)")
+        }
+        let large = Brotli.compress(json, BrotliSettings(quality: 5, window: 24, largeWindow: true))
+        #expect(Brotli.decompress(large, limit: json.count) == nil)
+    }
+
+    @Test func encoderParametersAreClampedAndNamed() {
+        #expect(BrotliSettings(quality: 5, postfix: 9, direct: 500) == BrotliSettings(quality: 5, postfix: 3, direct: 120))
+        #expect(BrotliSettings(quality: 5, postfix: 1, direct: 13).direct == 12)
+        #expect(BrotliSettings(quality: 5, postfix: 1).postfix == nil)
+        #expect(BrotliSettings(quality: 5, window: 30).window == 24 && BrotliSettings(quality: 5, window: 30, largeWindow: true).window == 30)
+        #expect(BrotliSettings(quality: 5, mode: .text, literalContextModeling: false, sizeHint: true, postfix: 1, direct: 12).description
+                == "q5 w22 text nolcm hint p1d12")
+    }
+
     @Test func settingsAreClampedToWhatBrotliAccepts() {
         #expect(BrotliSettings(quality: 14, window: 30) == BrotliSettings(quality: 11, window: 24))
         #expect(BrotliSettings(quality: -1, window: 2) == BrotliSettings(quality: 0, window: 10))
