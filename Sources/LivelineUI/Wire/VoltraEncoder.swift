@@ -75,12 +75,16 @@ public enum VoltraEncoder {
     }
 
     /// The payload JSON variants `encode` chooses from in `mode`, the compatible one first, without
-    /// duplicates: the root object and its bytes.
-    static func candidates(_ layout: UILayout, mode: EncodingMode) -> [(root: JSONObject, json: [UInt8])] {
+    /// duplicates: the root object and its bytes. With `limit`, `.fanOut` renders compact's deduplicated
+    /// JSON (its fallback past 8:1, and the costly render: structural dedup) only when the compatible and
+    /// the fan-out JSON are both over `limit` bytes, which is all `VoltraBudget.checkBeforeEncoding` asks.
+    static func candidates(_ layout: UILayout, mode: EncodingMode, over limit: Int? = nil) -> [(root: JSONObject, json: [UInt8])] {
         let compat = json(layout, mode: .compatible)
         var candidates = [(root: compat, json: JSONValue.object(compat).serialized())]
         if mode == .fanOut {
-            for root in [json(layout, mode: .fanOut), json(layout, mode: .compact)] {
+            for variant in [EncodingMode.fanOut, .compact] {
+                if let limit, candidates.contains(where: { $0.json.count <= limit }) { break }
+                let root = json(layout, mode: variant)
                 let bytes = JSONValue.object(root).serialized()
                 if !candidates.contains(where: { $0.json == bytes }) { candidates.append((root, bytes)) }
             }

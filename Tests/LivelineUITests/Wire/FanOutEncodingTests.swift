@@ -163,6 +163,23 @@ import Testing
         #expect(Brotli.decompress(large, limit: json.count) == nil)
     }
 
+    /// The check before encoding renders compact's deduplicated JSON (the costly structural dedup) for
+    /// the fan-out mode only when neither the compatible nor the fan-out JSON can fit; the answer is the
+    /// same as with every candidate.
+    @Test func theCheckBeforeEncodingRendersCompactsJSONOnlyWhenItCouldMatter() throws {
+        let layout = Self.layout(1)
+        let all = VoltraEncoder.candidates(layout, mode: .fanOut)
+        #expect(all.count == 3)
+        #expect(all[1].json == JSONValue.object(VoltraEncoder.json(layout, mode: .fanOut)).serialized())
+        #expect(all[2].json == JSONValue.object(VoltraEncoder.json(layout, mode: .compact)).serialized())
+        #expect(VoltraEncoder.candidates(layout, mode: .fanOut, over: VoltraBudget.maxJSONBytes).map(\.json) == [all[0].json])
+        // compact < fan-out < compatible JSON here.
+        #expect(all[2].json.count < all[1].json.count && all[1].json.count < all[0].json.count)
+        #expect(VoltraEncoder.candidates(layout, mode: .fanOut, over: all[1].json.count).map(\.json) == [all[0].json, all[1].json])
+        #expect(VoltraEncoder.candidates(layout, mode: .fanOut, over: all[1].json.count - 1).map(\.json) == all.map(\.json))
+        try VoltraBudget.checkBeforeEncoding(layout, mode: .fanOut)
+    }
+
     @Test func encoderParametersAreClampedAndNamed() {
         #expect(BrotliSettings(quality: 5, postfix: 9, direct: 500) == BrotliSettings(quality: 5, postfix: 3, direct: 120))
         #expect(BrotliSettings(quality: 5, postfix: 1, direct: 13).direct == 12)
