@@ -9,7 +9,7 @@ public struct EncodedUI: Sendable, Hashable {
     public let json: [UInt8]
     /// The brotli stream.
     public let compressed: [UInt8]
-    /// The brotli quality used (2 or 11; `.fanOut`'s setting in that mode).
+    /// The brotli quality used (2 or 11; `.fanOut`'s setting, or 2 for its compatible fallback, in that mode).
     public let quality: Int32
     /// The brotli window (lgwin) used.
     public let window: Int32

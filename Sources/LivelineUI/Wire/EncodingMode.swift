@@ -8,9 +8,11 @@ public enum EncodingMode: String, Sendable, CaseIterable {
     case compact
     /// Exactly what Voltra's JavaScript server renderer emits (identity sharing, quality 2, window 22).
     case compatible
-    /// For one layout per user sent to many users (a fan-out): compact's JSON (structural dedup of
-    /// styles and elements) compressed once with `BrotliSettings.fanOut` instead of compact's quality 11
-    /// search. Falls back to the `.compatible` stream when that is smaller or when the JSON is over 8×
-    /// its compressed size, so it is never larger than `.compatible` either.
+    /// For one layout per user sent to many users (a fan-out): a JSON without the element table and
+    /// stylesheet (every element where it is used, styles inline in `p.s`) compressed once with
+    /// `BrotliSettings.fanOut` (quality 5) instead of compact's quality 11 search; brotli's matches do
+    /// the dedup at that quality. Compact's deduplicated JSON when the fan-out JSON is over the device's
+    /// 8:1 ratio, and the `.compatible` stream when that is smaller or neither fits, so it is never
+    /// larger than `.compatible` either.
     case fanOut
 }

@@ -22,7 +22,7 @@ public enum VoltraBudget {
     /// - Throws: `UIError` `.invalidLayout` (`LayoutLimits`) or `.overBudget`, naming the sizes.
     public static func checkBeforeEncoding(_ layout: UILayout, mode: EncodingMode = .compact) throws(UIError) {
         try LayoutLimits.check(layout)
-        let candidates = VoltraEncoder.candidates(layout, mode: mode)
+        let candidates = VoltraEncoder.candidates(layout, mode: mode, over: maxJSONBytes)
         guard let smallest = candidates.min(by: { $0.json.count < $1.json.count }), smallest.json.count > maxJSONBytes else { return }
         let regions = smallest.root.filter { $0.key != "v" }.map { "\($0.key) \($0.value.serializedSize)" }
         let which = switch mode {

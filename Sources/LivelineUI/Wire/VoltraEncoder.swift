@@ -4,14 +4,19 @@ import LivelineCore
 /// Encodes layouts to Voltra's payload v1.
 public enum VoltraEncoder {
     /// The v1 root object for `layout`. Compact mode's JSON is the variant with structural style dedup
-    /// and element dedup; `encode` may pick another variant if it compresses smaller.
+    /// and element dedup; `encode` may pick another variant if it compresses smaller. Fan-out mode's
+    /// is the variant without `e` and `s` (every element where it is used, styles inline in `p.s`),
+    /// which compresses best at the low brotli quality that mode uses.
     public static func json(_ layout: UILayout, mode: EncodingMode = .compatible) -> JSONObject {
         switch mode {
         case .compatible:
             var renderer = WireRenderer(styles: .identity, elements: .identity)
             return renderer.render(layout)
-        case .compact, .fanOut:
+        case .compact:
             var renderer = WireRenderer(styles: .structural, elements: .structural)
+            return renderer.render(layout)
+        case .fanOut:
+            var renderer = WireRenderer(styles: .inline, elements: .none)
             return renderer.render(layout)
         }
     }
@@ -48,16 +53,21 @@ public enum VoltraEncoder {
             : EncodedUI(mode: .compact, json: best.json, compressed: best.compressed, quality: best.quality)
     }
 
-    /// `.fanOut` mode with explicit brotli settings: compact's JSON compressed once with `settings`, or
-    /// the compatible stream when that is smaller or the compact one is over the device's 8:1 ratio.
-    /// The result is labelled `.fanOut` either way.
+    /// `.fanOut` mode with explicit brotli settings: the fan-out JSON (no element table, styles inline)
+    /// compressed once with `settings`. When that stream is over the device's 8:1 ratio (a very
+    /// repetitive layout), compact's deduplicated JSON at `settings` instead; and the compatible stream
+    /// when that is smaller or neither fits. The result is labelled `.fanOut` either way.
     public static func encode(_ layout: UILayout, fanOut settings: BrotliSettings) -> EncodedUI {
-        let bytes = JSONValue.object(json(layout, mode: .fanOut)).serialized()
-        let compressed = Brotli.compress(bytes, settings)
+        let fits = { (json: [UInt8], compressed: [UInt8]) in json.count <= VoltraBudget.maxRatio * compressed.count }
+        var bytes = JSONValue.object(json(layout, mode: .fanOut)).serialized()
+        var compressed = Brotli.compress(bytes, settings)
+        if !fits(bytes, compressed) {
+            bytes = JSONValue.object(json(layout, mode: .compact)).serialized()
+            compressed = Brotli.compress(bytes, settings)
+        }
         let compat = JSONValue.object(json(layout, mode: .compatible)).serialized()
         let compatCompressed = Brotli.compress(compat, .compatible)
-        let fits = bytes.count <= VoltraBudget.maxRatio * compressed.count
-        guard fits && compressed.count < compatCompressed.count else {
+        guard fits(bytes, compressed) && compressed.count < compatCompressed.count else {
             return EncodedUI(mode: .fanOut, json: compat, compressed: compatCompressed, quality: BrotliSettings.compatible.quality,
                              window: BrotliSettings.compatible.window)
         }
@@ -65,14 +75,19 @@ public enum VoltraEncoder {
     }
 
     /// The payload JSON variants `encode` chooses from in `mode`, the compatible one first, without
-    /// duplicates: the root object and its bytes.
-    static func candidates(_ layout: UILayout, mode: EncodingMode) -> [(root: JSONObject, json: [UInt8])] {
+    /// duplicates: the root object and its bytes. With `limit`, `.fanOut` renders compact's deduplicated
+    /// JSON (its fallback past 8:1, and the costly render: structural dedup) only when the compatible and
+    /// the fan-out JSON are both over `limit` bytes, which is all `VoltraBudget.checkBeforeEncoding` asks.
+    static func candidates(_ layout: UILayout, mode: EncodingMode, over limit: Int? = nil) -> [(root: JSONObject, json: [UInt8])] {
         let compat = json(layout, mode: .compatible)
         var candidates = [(root: compat, json: JSONValue.object(compat).serialized())]
         if mode == .fanOut {
-            let root = json(layout, mode: .fanOut)
-            let bytes = JSONValue.object(root).serialized()
-            if bytes != candidates[0].json { candidates.append((root, bytes)) }
+            for variant in [EncodingMode.fanOut, .compact] {
+                if let limit, candidates.contains(where: { $0.json.count <= limit }) { break }
+                let root = json(layout, mode: variant)
+                let bytes = JSONValue.object(root).serialized()
+                if !candidates.contains(where: { $0.json == bytes }) { candidates.append((root, bytes)) }
+            }
             return candidates
         }
         guard mode == .compact else { return candidates }

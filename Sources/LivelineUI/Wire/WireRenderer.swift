@@ -4,10 +4,16 @@ import LivelineCore
 ///
 /// With `.identity` sharing this follows Voltra's JavaScript renderer step by step (post-order
 /// stylesheet indices, identity-based `e`/`$r`), so the bytes match it; the structural settings
-/// are what compact mode tries.
+/// are what compact mode tries. Inline styles without element sharing (`.inline`, `.none`) are fan-out
+/// mode's JSON: no `e`, no `s`, each subtree written where it is used; longer, but it compresses
+/// better at low brotli qualities than the deduplicated variants.
 struct WireRenderer {
     enum StyleSharing { case identity, structural, inline }
-    enum ElementSharing { case identity, structural }
+    enum ElementSharing {
+        case identity, structural
+        /// No `e` table: every element is written where it is used (a root shared by regions too).
+        case none
+    }
 
     let styleSharing: StyleSharing
     let elementSharing: ElementSharing
@@ -29,7 +35,11 @@ struct WireRenderer {
 
     /// Renders the root object.
     mutating func render(_ layout: UILayout) -> JSONObject {
-        duplicates = elementSharing == .identity ? identityDuplicates(layout) : structuralDuplicates(layout)
+        switch elementSharing {
+        case .identity: duplicates = identityDuplicates(layout)
+        case .structural: duplicates = structuralDuplicates(layout)
+        case .none: duplicates = []
+        }
         var root: JSONObject = ["v": 1]
         var rootCache: [ObjectIdentifier: JSONValue] = [:]
         for region in Region.allCases {
@@ -57,7 +67,7 @@ struct WireRenderer {
     // MARK: Elements
 
     private func key(for element: UIElement) -> AnyHashable {
-        elementSharing == .identity ? AnyHashable(ObjectIdentifier(element)) : AnyHashable(structuralKeys[ObjectIdentifier(element)]!)
+        elementSharing == .structural ? AnyHashable(structuralKeys[ObjectIdentifier(element)]!) : AnyHashable(ObjectIdentifier(element))
     }
 
     private mutating func render(_ element: UIElement) -> JSONValue {
