@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
-        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"]),
+        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
             "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting",
         ]),

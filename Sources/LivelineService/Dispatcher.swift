@@ -7,7 +7,7 @@ import Synchronization
 /// `APNSClient` (the bulk path), and record every verdict. Transient failures wait in the store
 /// with exponential backoff, so a restart loses nothing; dead tokens are pruned.
 final class Dispatcher: Sendable {
-    private let store: any Store
+    private let store: OffPoolStore
     private let configuration: ServiceConfiguration
     private let clients: ClientRegistry
     private let metrics: Metrics
@@ -25,7 +25,7 @@ final class Dispatcher: Sendable {
     static let pipelines = 4
 
     init(store: any Store, configuration: ServiceConfiguration, clients: ClientRegistry, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
-        self.store = store
+        self.store = OffPoolStore(store, label: "liveline.outbox.store")
         self.configuration = configuration
         self.clients = clients
         self.metrics = metrics
@@ -67,9 +67,10 @@ final class Dispatcher: Sendable {
             let rows: [DeliveryRecord]
             do {
                 let limit = max(1, configuration.maxInFlight / Self.pipelines)
-                rows = try store.write { tx in
+                let leaseUntil = now.addingTimeInterval(configuration.lease.seconds)
+                rows = try await store.write { tx in
                     _ = try tx.releaseExpiredLeases(now: now)
-                    return try tx.claimDue(now: now, limit: limit, leaseUntil: now.addingTimeInterval(configuration.lease.seconds))
+                    return try tx.claimDue(now: now, limit: limit, leaseUntil: leaseUntil)
                 }
             } catch {
                 log("outbox: cannot claim rows: \(error)")
@@ -77,7 +78,7 @@ final class Dispatcher: Sendable {
                 continue
             }
             if rows.isEmpty {
-                let next = (try? store.write { try $0.nextDue() }) ?? nil
+                let next = (try? await store.write { try $0.nextDue() }) ?? nil
                 await idle(until: min(next ?? .distantFuture, Date().addingTimeInterval(1)), seen: seen)
                 continue
             }
@@ -116,12 +117,18 @@ final class Dispatcher: Sendable {
         var prune: [(DeliveryRecord, APNSResult.Rejection)] = []
 
         for row in rows {
-            if sends[row.sendID] == nil { sends[row.sendID] = try? store.write { try $0.send(row.sendID) } }
+            if sends[row.sendID] == nil {
+                let id = row.sendID
+                sends[id] = try? await store.write { try $0.send(id) }
+            }
             guard let send = sends[row.sendID] else {
                 outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "the send record is missing"))
                 continue
             }
-            if apps[send.bundleID] == nil { apps[send.bundleID] = try? store.write { try $0.app(bundleID: send.bundleID) } }
+            if apps[send.bundleID] == nil {
+                let bundleID = send.bundleID
+                apps[bundleID] = try? await store.write { try $0.app(bundleID: bundleID) }
+            }
             guard apps[send.bundleID] != nil else {
                 outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "app \(send.bundleID) is not registered (POST /v1/apps)"))
                 continue
@@ -183,10 +190,10 @@ final class Dispatcher: Sendable {
             let pushes = tokenItems.map { ($0.1, $0.0.token) }
             for await result in client.sendAll(pushes) {
                 classify(tokenItems[result.index].0, result.result)
-                if outcomes.count >= 256 { flush(&outcomes, &prune) }
+                if outcomes.count >= 256 { await flush(&outcomes, &prune) }
             }
         }
-        flush(&outcomes, &prune)
+        await flush(&outcomes, &prune)
     }
 
     private func retry(_ row: DeliveryRecord, status: Int?, reason: String, apnsID: String?) -> DeliveryOutcome {
@@ -200,13 +207,13 @@ final class Dispatcher: Sendable {
 
     /// Records verdicts in one transaction; dead tokens are pruned there, unless the device
     /// registered a token again after APNs learned the old one was dead.
-    private func flush(_ outcomes: inout [DeliveryOutcome], _ prune: inout [(DeliveryRecord, APNSResult.Rejection)]) {
+    private func flush(_ outcomes: inout [DeliveryOutcome], _ prune: inout [(DeliveryRecord, APNSResult.Rejection)]) async {
         if outcomes.isEmpty && prune.isEmpty { return }
         let batch = outcomes, dead = prune
         outcomes.removeAll(keepingCapacity: true)
         prune.removeAll(keepingCapacity: true)
         do {
-            try store.write { tx in
+            try await store.write { tx in
                 var all = batch
                 for (row, r) in dead { all.append(try Self.pruneOutcome(row, r, tx)) }
                 try tx.record(all, now: Date())

@@ -12,14 +12,14 @@ import Synchronization
 /// with the configured secret, and `Idempotency-Key` (the interaction's), so the backend can
 /// drop a repeat after a lost answer.
 final class WebhookSender: Sendable {
-    private let store: any Store
+    private let store: OffPoolStore
     private let configuration: ServiceConfiguration
     private let log: @Sendable (String) -> Void
     private let state = Mutex<(task: Task<Void, Never>?, wake: AsyncStream<Void>.Continuation?)>((nil, nil))
     static let maxAttempts = 10
 
     init(store: any Store, configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) {
-        self.store = store
+        self.store = OffPoolStore(store, label: "liveline.webhooks.store")
         self.configuration = configuration
         self.log = log
     }
@@ -59,7 +59,7 @@ final class WebhookSender: Sendable {
     }
 
     private func deliverDue(to url: URL) async {
-        let due = (try? store.write { try $0.dueInteractions(now: Date(), limit: 50) }) ?? []
+        let due = (try? await store.write { try $0.dueInteractions(now: Date(), limit: 50) }) ?? []
         for interaction in due {
             var body = Service.json(interaction).serialized()
             body.append(0x0A)
@@ -84,7 +84,8 @@ final class WebhookSender: Sendable {
             let state = error == nil ? "delivered" : (attempts >= Self.maxAttempts ? "failed" : "pending")
             let next = Date().addingTimeInterval(min(300, pow(2, Double(attempts))))
             if let error { log("webhook: interaction \(interaction.id): \(error) (attempt \(attempts))") }
-            try? store.write { try $0.recordWebhook(id: interaction.id, state: state, attempts: attempts, nextAttemptAt: next, error: error) }
+            let id = interaction.id, failure = error
+            _ = try? await store.write { try $0.recordWebhook(id: id, state: state, attempts: attempts, nextAttemptAt: next, error: failure) }
         }
     }
 }

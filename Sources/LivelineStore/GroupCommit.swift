@@ -70,6 +70,12 @@ final class GroupCommit: @unchecked Sendable {
                 failure = error
             }
             condition.lock()
+            if failure != nil && taken.isEmpty {
+                // The batch failed before it took a job (the transaction could not begin): every
+                // queued job would meet the same failure, and waiting on would spin.
+                taken = queue
+                queue.removeAll()
+            }
             for done in taken {
                 done.finished = true
                 done.failure = failure

@@ -66,8 +66,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private func runBatch(_ next: () -> GroupCommit.Job?) throws {
         lock.lock()
         defer { lock.unlock() }
-        if database.isClosed { throw StoreError("the database '\(location)' is closed", isUnavailable: true) }
         guard let first = next() else { return }
+        if database.isClosed { throw StoreError("the database '\(location)' is closed", isUnavailable: true) }
         do {
             try database.transaction {
                 // The first body has the transaction to itself so far: if it throws, rolling the

@@ -25,6 +25,26 @@ struct ServiceInputTests {
         #expect(!apps.json.jsonString.contains(String(f.keyPEM.split(separator: "\n")[1].prefix(20))))
     }
 
+    @Test("the Authorization header: the scheme in any case and blanks around the key are accepted; anything else is 401")
+    func authorizationForms() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        let key = try #require(f.admin.key)
+        for accepted in ["bearer \(key)", "BEARER \(key)", "Bearer   \(key)  ", "Bearer\t\(key)"] {
+            let r = try await f.admin.call("GET", "/v1/apps", key: .some(nil), headers: ["Authorization": accepted])
+            #expect(r.status == 200, "\(accepted.prefix(9))…")
+        }
+        for refused in ["Basic \(key)", "Bearer", "Bearer   ", "Bearer\(key)", "Bearerx \(key)", "\(key)"] {
+            let r = try await f.admin.call("GET", "/v1/apps", key: .some(nil), headers: ["Authorization": refused])
+            #expect(r.status == 401, "\(refused.prefix(9))…")
+            #expect(r.errorMessage.contains("must be 'Bearer <key>'"), "\(refused.prefix(9))…: \(r.errorMessage)")
+            #expect(!r.json.jsonString.contains(key))
+        }
+        // A wrong key with the right form is unknown, not malformed.
+        let wrong = try await f.admin.call("GET", "/v1/apps", key: .some(nil), headers: ["Authorization": "Bearer \(key)x"])
+        #expect(wrong.status == 401 && wrong.errorMessage.contains("unknown API key"))
+    }
+
     /// Each bad request, the status and code it gets, and a word its message must contain.
     static let cases: [(String, String, String, [UInt8], Int, String, String)] = [
         ("malformed JSON", "PUT", "/v1/devices/d1", Array(#"{"bundleID": "#.utf8), 400, "malformed-json", "not valid JSON"),
