@@ -24,6 +24,14 @@ public protocol Store: Sendable {
     var location: String { get }
     /// Closes the store; later calls fail.
     func close()
+    /// Whether other service instances may use the same database at once (PostgreSQL): then rows
+    /// left sending are another instance's until their lease expires, not this one's to release at start.
+    var isShared: Bool { get }
+}
+
+extension Store {
+    /// One instance per database (SQLite's exclusive file lock).
+    public var isShared: Bool { false }
 }
 
 /// The operations available inside a transaction.
