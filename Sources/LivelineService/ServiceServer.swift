@@ -16,7 +16,7 @@ public final class ServiceServer: Sendable {
     /// Opens the database, makes the first admin key if there is none, starts the outbox
     /// workers and listens.
     public static func start(_ configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) throws -> ServiceServer {
-        let store = try SQLiteStore(path: configuration.database)
+        let store = try openStore(database: configuration.database)
         do {
             let service = try Service(store: store, configuration: configuration, log: log)
             let adminKey = try service.bootstrapAdminKey()
