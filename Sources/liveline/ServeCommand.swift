@@ -62,6 +62,7 @@ enum ServeCommand: LivelineCommand {
             text += "Admin key (shown once, keep it): \(key)\n"
         }
         text += "API: \(server.url)/openapi.json\nReady."
+        SignalWaiter.shared.install()  // a SIGTERM right after "Ready." stops it cleanly
         Console.out(text)
         await SimulatorCommand.waitForTermination()
         Console.err("stopping: finishing requests and pushes in flight")
