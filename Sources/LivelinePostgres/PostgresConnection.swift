@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CLibPQ
 
 /// One PostgreSQL connection (`PGconn *`, libpq) running parameterized statements.
@@ -209,6 +214,38 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let conn = handle else { return }
         handle = nil
         PQfinish(conn)
+    }
+
+    // MARK: - Notifications
+
+    /// What `waitForNotifications` saw.
+    public enum NotificationWait: Sendable {
+        /// One or more notifications arrived (on a channel this connection `LISTEN`s to).
+        case notified
+        /// Nothing within the timeout.
+        case timedOut
+        /// The connection is gone (or closed); `reconnectIfNeeded()` makes it again.
+        case lost
+    }
+
+    /// Waits up to `timeoutMilliseconds` for notifications on the connection's socket (`poll`,
+    /// `PQconsumeInput`, `PQnotifies`) and consumes all that arrived.
+    public func waitForNotifications(timeoutMilliseconds: Int32) -> NotificationWait {
+        guard let conn = handle, PQstatus(conn) == CONNECTION_OK else { return .lost }
+        if Self.drainNotifications(conn) { return .notified }
+        var descriptor = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return .timedOut }
+        guard PQconsumeInput(conn) != 0, PQstatus(conn) == CONNECTION_OK else { return .lost }
+        return Self.drainNotifications(conn) ? .notified : .timedOut
+    }
+
+    private static func drainNotifications(_ conn: OpaquePointer) -> Bool {
+        var any = false
+        while let notification = PQnotifies(conn) {
+            any = true
+            PQfreemem(notification)
+        }
+        return any
     }
 
     // MARK: - Internals

@@ -27,6 +27,9 @@ public final class ServiceServer: Sendable {
             http.threads = configuration.threads
             let server = try HTTPServer.start(http) { request in await service.handle(request) }
             try service.startWorkers()
+            if store.isShared, !store.observeSharedWork({ service.dispatcher.wake() }) {
+                log("outbox: cannot LISTEN for other instances' work; it is claimed at the next poll (about a second)")
+            }
             return ServiceServer(service: service, http: server, store: store, firstAdminKey: adminKey)
         } catch {
             store.close()

@@ -1,5 +1,6 @@
 import Foundation
 import LivelinePostgres
+import Synchronization
 
 /// The shared store: one PostgreSQL database that several service instances use at once.
 ///
@@ -8,12 +9,19 @@ import LivelinePostgres
 /// and a claim is a lease: when an instance dies, another one queues its rows again once the lease
 /// expires (`releaseExpiredLeases`). Migrations run under an advisory lock, so instances starting
 /// together migrate once. A lost connection fails the transaction with `StoreError.isUnavailable`
-/// (the API answers 503) and the next transaction reconnects.
+/// (the API answers 503) and the next transaction reconnects. Each send notifies channel
+/// `liveline_outbox` (`pg_notify`, delivered at commit), so instances that `observeSharedWork`
+/// wake at once for work another instance accepted.
 ///
 /// Confinement: `connection` is used only while `lock` is held.
 public final class PostgresStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let connection: PostgresConnection
+    /// The connection string as given, for the listener's connection; never printed.
+    private let url: String
+    private let listener = Mutex<PostgresListener?>(nil)
+    /// The notification channel a send notifies.
+    static let workChannel = "liveline_outbox"
     /// The connection string with its password as `***`.
     public let location: String
     /// Several instances share the database.
@@ -25,6 +33,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// - Throws: `StoreError` naming the redacted URL: unavailable when the server cannot be
     ///   reached or refuses the connection; a migration failure otherwise.
     public init(url: String, options: PostgresConnection.Options = PostgresConnection.Options()) throws(StoreError) {
+        self.url = url
         do {
             connection = try PostgresConnection(url, options: options)
         } catch {
@@ -50,7 +59,24 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
+    /// `LISTEN liveline_outbox` on a connection and a thread of its own (`PostgresListener`).
+    @discardableResult
+    public func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool {
+        guard let made = try? PostgresListener(url, channel: Self.workChannel, onNotify: wake) else { return false }
+        let previous = listener.withLock { current -> PostgresListener? in
+            defer { current = made }
+            return current
+        }
+        previous?.stop()
+        return true
+    }
+
     public func close() {
+        let observer = listener.withLock { current -> PostgresListener? in
+            defer { current = nil }
+            return current
+        }
+        observer?.stop()
         lock.lock()
         defer { lock.unlock() }
         connection.close()
@@ -236,6 +262,7 @@ struct PostgresTransaction: StoreTransaction {
                 """, [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
                       .integer(Int64(d.priority)), .from(d.note), time(d.notBefore), time(now)])
         }
+        if !deliveries.isEmpty { try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.workChannel)]) }
         return (id, superseded)
     }
 

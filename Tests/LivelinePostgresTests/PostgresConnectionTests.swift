@@ -1,3 +1,4 @@
+import Dispatch
 import LivelinePostgres
 import LivelineTesting
 import Testing
@@ -145,5 +146,37 @@ struct PostgresConnectionTests {
             #expect(error.message.contains("cannot connect to PostgreSQL at 'postgresql://liveline:***@/postgres?host=/nonexistent-liveline-socket-dir&port=5432'"))
             #expect(!error.message.contains("hunter2-secret"))
         }
+    }
+}
+
+@Suite("PostgreSQL notifications", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+struct PostgresListenerTests {
+    @Test("a listener is called for a NOTIFY committed by another connection, and again after its connection was lost")
+    func notifies() throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let calls = DispatchSemaphore(value: 0)
+        let listener = try PostgresListener(database.url(), channel: "liveline_test") { calls.signal() }
+        defer { listener.stop() }
+        let sender = try PostgresConnection(database.url())
+        defer { sender.close() }
+        // Uncommitted, nothing arrives; at commit it does.
+        try sender.transaction {
+            try sender.run("SELECT pg_notify($1, $2)", ["liveline_test", "x"])
+            #expect(calls.wait(timeout: .now() + 0.5) == .timedOut)
+        }
+        #expect(calls.wait(timeout: .now() + 20) == .success)
+        // The server drops the listener's connection: it connects again and says so.
+        try database.terminateConnections()
+        #expect(calls.wait(timeout: .now() + 20) == .success)
+        let again = try PostgresConnection(database.url())  // the sender's connection was terminated too
+        defer { again.close() }
+        try again.run("SELECT pg_notify($1, $2)", ["liveline_test", "y"])
+        #expect(calls.wait(timeout: .now() + 20) == .success)
+    }
+
+    @Test("a channel name that is not plain is refused")
+    func badChannel() {
+        #expect(throws: PostgresError.self) { _ = try PostgresListener("postgresql:///x", channel: "drop table; --") {} }
     }
 }

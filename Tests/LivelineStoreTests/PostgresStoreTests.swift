@@ -116,6 +116,23 @@ struct PostgresStoreTests {
         #expect(try alive.write { try $0.deliveryCounts(activityID: "a1") } == [.sent: 3])
     }
 
+    @Test("a store observing shared work wakes when another store queues a send")
+    func wakesOnOthersWork() throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let accepting = try PostgresStore(url: database.url())
+        let sending = try PostgresStore(url: database.url())
+        defer { accepting.close(); sending.close() }
+        try StoreContract.seed(accepting)
+        let woken = DispatchSemaphore(value: 0)
+        #expect(sending.observeSharedWork { woken.signal() })
+        _ = try StoreContract.update(accepting, devices: ["d1"], at: Self.t0)
+        #expect(woken.wait(timeout: .now() + 20) == .success)
+        // A write that queues nothing wakes nobody.
+        try accepting.write { try $0.upsertDevice(DeviceRecord(deviceID: "d7", bundleID: "b", iosVersion: "18.2", userID: nil, frequentUpdates: false, updatedAt: Self.t0)) }
+        #expect(woken.wait(timeout: .now() + 0.5) == .timedOut)
+    }
+
     @Test("four instances migrating one empty database at once: all start, the migrations run once")
     func concurrentMigrations() throws {
         let database = try TestPostgres.makeDatabase()

@@ -332,7 +332,10 @@ struct StoreContractTests {
 
     @Test("a store says whether other instances share its database", arguments: StoreKind.all)
     func sharing(_ kind: StoreKind) throws {
-        try kind.withStore { store in #expect(store.isShared == (kind == .postgres)) }
+        try kind.withStore { store in
+            #expect(store.isShared == (kind == .postgres))
+            #expect(store.observeSharedWork {} == (kind == .postgres))
+        }
     }
 }
 
