@@ -31,6 +31,32 @@ public enum PostgresValue: Sendable, Hashable {
     /// Whether this is SQL `NULL`.
     public var isNull: Bool { self == .null }
 
+    /// An array literal (`{"a","b",NULL}`) for a `$n::text[]` parameter; nil elements are NULL.
+    public static func textArray(_ elements: [String?]) -> PostgresValue {
+        var out = "{"
+        for (i, element) in elements.enumerated() {
+            if i > 0 { out += "," }
+            guard let element else { out += "NULL"; continue }
+            out += "\""
+            for c in element.unicodeScalars {
+                if c == "\"" || c == "\\" { out.unicodeScalars.append("\\") }
+                out.unicodeScalars.append(c)
+            }
+            out += "\""
+        }
+        return .text(out + "}")
+    }
+
+    /// An array literal for a `$n::bigint[]` parameter; nil elements are NULL.
+    public static func integerArray(_ elements: [Int64?]) -> PostgresValue {
+        .text("{" + elements.map { $0.map { String($0) } ?? "NULL" }.joined(separator: ",") + "}")
+    }
+
+    /// An array literal for a `$n::float8[]` parameter (exact, like `.real`); nil elements are NULL.
+    public static func realArray(_ elements: [Double?]) -> PostgresValue {
+        .text("{" + elements.map { $0.map { text(of: $0) } ?? "NULL" }.joined(separator: ",") + "}")
+    }
+
     /// The type the parameter is declared with (0: let the server infer it), and its format (1: binary).
     var parameterType: (oid: UInt32, binary: Bool) {
         switch self {

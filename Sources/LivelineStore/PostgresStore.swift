@@ -248,7 +248,32 @@ struct PostgresTransaction: StoreTransaction {
         try db.run("SELECT pg_advisory_xact_lock(1, hashtext($1))", [.text(send.activityID)])
         let id = try db.queryOne("INSERT INTO sends (activity_id, event, bundle_id, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
                                  [.text(send.activityID), .text(send.event), .text(send.bundleID), .bytea(send.body), time(now)])?.int64("id") ?? 0
+        let devices = send.event == "update" ? deliveries.filter { $0.target == .token }.compactMap(\.deviceID) : []
         var superseded = 0
+        if Set(devices).count == devices.count {
+            // Each device once (a fan-out): one statement supersedes, one inserts every row, in order.
+            if !devices.isEmpty {
+                superseded = try db.run("""
+                    UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', updated_at = $1
+                    WHERE activity_id = $2 AND device_id = ANY($3::text[]) AND state IN ('queued', 'retrying') AND event = 'update' AND target = 'token'
+                    """, [time(now), .text(send.activityID), .textArray(devices)])
+            }
+            if !deliveries.isEmpty {
+                try db.run("""
+                    INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at)
+                    SELECT $1, $2::text, $3::text, d.device_id, d.target, d.token, d.priority, d.note, 'queued', d.not_before, $4, $4
+                    FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::float8[])
+                        WITH ORDINALITY AS d(device_id, target, token, priority, note, not_before, n)
+                    ORDER BY d.n
+                    """, [.integer(id), .text(send.activityID), .text(send.event), time(now),
+                          .textArray(deliveries.map(\.deviceID)), .textArray(deliveries.map(\.target.rawValue)), .textArray(deliveries.map(\.token)),
+                          .integerArray(deliveries.map { Int64($0.priority) }), .textArray(deliveries.map(\.note)),
+                          .realArray(deliveries.map(\.notBefore.timeIntervalSince1970))])
+                try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.workChannel)])
+            }
+            return (id, superseded)
+        }
+        // A device twice in one update: row by row, as SQLite does (the second supersedes the first).
         for d in deliveries {
             if send.event == "update", d.target == .token, let device = d.deviceID {
                 superseded += try db.run("""
@@ -286,7 +311,19 @@ struct PostgresTransaction: StoreTransaction {
         return rows.map(deliveryRecord).sorted { $0.id < $1.id }
     }
 
+    /// One statement for a batch whose ids are distinct (the workers' case); row by row otherwise.
     func record(_ outcomes: [DeliveryOutcome], now: Date) throws {
+        if outcomes.count > 1, Set(outcomes.map(\.id)).count == outcomes.count {
+            try db.run("""
+                UPDATE outbox SET state = o.state, apns_id = coalesce(o.apns_id, outbox.apns_id), status = o.status, reason = o.reason,
+                    next_attempt_at = coalesce(o.next_attempt_at, outbox.next_attempt_at), lease_until = NULL, updated_at = $1
+                FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::float8[]) AS o(id, state, apns_id, status, reason, next_attempt_at)
+                WHERE outbox.id = o.id AND outbox.state = 'sending'
+                """, [time(now), .integerArray(outcomes.map(\.id)), .textArray(outcomes.map(\.state.rawValue)), .textArray(outcomes.map(\.apnsID)),
+                      .integerArray(outcomes.map { $0.status.map(Int64.init) }), .textArray(outcomes.map(\.reason)),
+                      .realArray(outcomes.map { $0.nextAttemptAt?.timeIntervalSince1970 })])
+            return
+        }
         for o in outcomes {
             try db.run("""
                 UPDATE outbox SET state = $1, apns_id = coalesce($2, apns_id), status = $3, reason = $4, next_attempt_at = coalesce($5, next_attempt_at),

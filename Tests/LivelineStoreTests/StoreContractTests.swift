@@ -42,6 +42,18 @@ enum StoreContract {
         #expect(try store.write { try $0.startCount(deviceID: "d1", since: t0) } == 1)
         // The push-to-start row does not spend the update budget; the superseded update does not either.
         #expect(try store.write { try $0.immediateCount(activityID: "a1", deviceID: "d1", since: t0) } == 1)
+        // The same device twice in one update: the second row supersedes the first.
+        let twice = try update(store, devices: ["d2", "d2"], at: t0.addingTimeInterval(2))
+        #expect(twice.superseded == 2)
+        #expect(try store.write { try $0.deliveryCounts(activityID: "a1") } == [.superseded: 3, .queued: 3])
+        // A broadcast row has no device and supersedes nothing.
+        let broadcast = try store.write { tx in
+            try tx.insertSend(SendRecord(activityID: "a1", event: "update", bundleID: "com.example.flights", body: [], createdAt: t0),
+                              deliveries: [NewDelivery(deviceID: nil, target: .channel, token: "ch-1", priority: 10, notBefore: t0)], now: t0.addingTimeInterval(3))
+        }
+        #expect(broadcast.superseded == 0)
+        let channelRow = try store.write { try $0.deliveries(activityID: "a1", limit: 1) }.first
+        #expect(channelRow?.deviceID == nil && channelRow?.target == .channel && channelRow?.token == "ch-1" && channelRow?.sendID == broadcast.id)
     }
 
     static func claimsAndLeases(_ store: any Store) throws {
@@ -70,6 +82,34 @@ enum StoreContract {
         let rows = try store.write { try $0.deliveries(activityID: "a1", limit: 10) }
         #expect(rows.first { $0.id == rest[0].id }?.state == .sent)
         #expect(rows.first { $0.id == rest[0].id }?.apnsID == "id-1")
+    }
+
+    static func recordsABatch(_ store: any Store) throws {
+        try seed(store)
+        let start = try store.write { tx in
+            try tx.insertSend(SendRecord(activityID: "a1", event: "start", bundleID: "com.example.flights", body: [], createdAt: t0),
+                              deliveries: (["d1", "d2", "d3"] as [String]).map { NewDelivery(deviceID: $0, target: .pushToStart, token: "pts-\($0)", priority: 10, notBefore: t0) }, now: t0)
+        }
+        #expect(start.superseded == 0)
+        let rows = try store.write { try $0.claimDue(now: t0, limit: 2, leaseUntil: t0.addingTimeInterval(60)) }
+        #expect(rows.count == 2)
+        let waiting = try #require(try store.write { try $0.deliveries(activityID: "a1", limit: 10) }.first { $0.state == .queued })
+        // One batch: a verdict, a retry, and one for a row nobody claimed (ignored: it is not sending).
+        try store.write { try $0.record([
+            DeliveryOutcome(id: rows[0].id, state: .sent, apnsID: "apns-a", status: 200),
+            DeliveryOutcome(id: rows[1].id, state: .retrying, status: 429, reason: "TooManyRequests", nextAttemptAt: t0.addingTimeInterval(30)),
+            DeliveryOutcome(id: waiting.id, state: .failed, reason: "never claimed"),
+        ], now: t0.addingTimeInterval(1)) }
+        let after = Dictionary(uniqueKeysWithValues: try store.write { try $0.deliveries(activityID: "a1", limit: 10) }.map { ($0.id, $0) })
+        #expect(after[rows[0].id]?.state == .sent && after[rows[0].id]?.apnsID == "apns-a" && after[rows[0].id]?.status == 200 && after[rows[0].id]?.reason == nil)
+        #expect(after[rows[1].id]?.state == .retrying && after[rows[1].id]?.status == 429 && after[rows[1].id]?.reason == "TooManyRequests")
+        #expect(after[rows[1].id]?.nextAttemptAt == t0.addingTimeInterval(30) && after[rows[1].id]?.apnsID == nil)
+        #expect(after[rows[0].id]?.nextAttemptAt == t0 && after[rows[0].id]?.updatedAt == t0.addingTimeInterval(1))
+        #expect(after[waiting.id]?.state == .queued && after[waiting.id]?.reason == nil)
+        // Claimed again after the retry, the retried row keeps its count of attempts.
+        let retried = try store.write { try $0.claimDue(now: t0.addingTimeInterval(30), limit: 10, leaseUntil: t0.addingTimeInterval(90)) }
+        #expect(retried.map(\.id).sorted() == [rows[1].id, waiting.id].sorted())
+        #expect(retried.first { $0.id == rows[1].id }?.attempts == 2)
     }
 
     static func tokensRotateAndPruneOnlyTheSame(_ store: any Store) throws {
@@ -257,11 +297,11 @@ enum StoreContract {
         let later = t0.addingTimeInterval(600)
         let start = try store.write { tx in
             try tx.insertSend(SendRecord(activityID: "a1", event: "start", bundleID: "com.example.flights", body: bytes, createdAt: t0),
-                              deliveries: [NewDelivery(deviceID: "d1", target: .pushToStart, token: "pts", priority: 5, note: "over budget", notBefore: later)], now: t0)
+                              deliveries: [NewDelivery(deviceID: "d1", target: .pushToStart, token: "pts", priority: 5, note: #"over "budget", \ {1,2} NULL"#, notBefore: later)], now: t0)
         }
         #expect(try store.write { try $0.send(start.id) }?.body == bytes)
         let row = try #require(try store.write { try $0.deliveries(activityID: "a1", limit: 1) }.first)
-        #expect(row.sendID == start.id && row.priority == 5 && row.note == "over budget" && row.target == .pushToStart && row.nextAttemptAt == later)
+        #expect(row.sendID == start.id && row.priority == 5 && row.note == #"over "budget", \ {1,2} NULL"# && row.target == .pushToStart && row.nextAttemptAt == later)
         #expect(try store.write { try $0.claimDue(now: t0.addingTimeInterval(599), limit: 10, leaseUntil: later) }.map(\.target) == [.token])
         #expect(try store.write { try $0.nextDue() } == later)
         #expect(try store.write { try $0.releaseAllLeases(now: t0.addingTimeInterval(2)) } == 1)
@@ -321,6 +361,7 @@ enum StoreKind: String, Sendable, CustomTestStringConvertible {
 struct StoreContractTests {
     @Test(arguments: StoreKind.all) func supersedes(_ kind: StoreKind) throws { try kind.withStore(StoreContract.supersedes) }
     @Test(arguments: StoreKind.all) func claimsAndLeases(_ kind: StoreKind) throws { try kind.withStore(StoreContract.claimsAndLeases) }
+    @Test(arguments: StoreKind.all) func recordsABatch(_ kind: StoreKind) throws { try kind.withStore(StoreContract.recordsABatch) }
     @Test(arguments: StoreKind.all) func tokens(_ kind: StoreKind) throws { try kind.withStore(StoreContract.tokensRotateAndPruneOnlyTheSame) }
     @Test(arguments: StoreKind.all) func rollsBack(_ kind: StoreKind) throws { try kind.withStore(StoreContract.rollsBack) }
     @Test(arguments: StoreKind.all) func idempotency(_ kind: StoreKind) throws { try kind.withStore(StoreContract.idempotencyAndInteractions) }
