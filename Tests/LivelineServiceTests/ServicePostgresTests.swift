@@ -48,4 +48,37 @@ struct ServicePostgresTests {
         other.close()
         if let failure { throw failure }
     }
+
+    @Test("PostgreSQL dropping the service's connections: requests answer 503 store-unavailable or work, never 500, and the service recovers by itself")
+    func recoversFromLostConnections() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let f = try await ServiceFixture { $0.database = database.url() }
+        var failure: (any Error)?
+        do {
+            try await f.register("phone-1")
+            try await f.startAndRegister("flight-lost", phones: ["phone-1"])
+            try database.terminateConnections()
+            var statuses: [Int] = []
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let r = try await f.app.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
+                statuses.append(r.status)
+                if r.status == 503 { #expect(r.errorCode == "store-unavailable") }
+                if r.status != 503 { break }
+            }
+            #expect(statuses.last == 201, "\(statuses)")
+            #expect(statuses.dropLast().allSatisfy { $0 == 503 }, "\(statuses)")
+            // Deliveries work again too.
+            let update = try await f.admin.call("POST", "/v1/activities/flight-lost/update", json: ["contentState": ServiceFixture.state(gate: "B9")])
+            #expect(update.status == 202, "\(update.json)")
+            let settled = try await f.settled("flight-lost")
+            #expect(settled.json["counts"]?["sent"] == 2, "\(settled.json)")
+            #expect(f.deviceActivity("flight-lost", on: "phone-1")?.contentState["gate"] == "B9")
+        } catch {
+            failure = error
+        }
+        await f.stop()
+        if let failure { throw failure }
+    }
 }
