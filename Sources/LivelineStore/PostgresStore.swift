@@ -334,14 +334,33 @@ struct PostgresTransaction: StoreTransaction {
 
     /// Rows another instance is releasing or claiming at this moment are skipped (it handles them).
     func releaseExpiredLeases(now: Date) throws -> Int {
-        try db.run("""
-            UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = $1
-            WHERE id IN (SELECT id FROM outbox WHERE state = 'sending' AND lease_until < $2 FOR UPDATE SKIP LOCKED)
-            """, [time(now), time(now)])
+        try release("state = 'sending' AND lease_until < $2", [time(now), time(now)])
     }
 
     func releaseAllLeases(now: Date) throws -> Int {
-        try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = $1 WHERE state = 'sending'", [time(now)])
+        try release("state = 'sending'", [time(now)])
+    }
+
+    /// Queues the rows `condition` selects again, except an update to a token that a newer update
+    /// for the same activity and device replaced while it was on the wire (waiting, or released
+    /// with it): that one is superseded, as it would have been had it still been waiting. Queuing
+    /// it would break the rule of one waiting update per activity and device, and fail the claim.
+    private func release(_ condition: String, _ bindings: [PostgresValue]) throws -> Int {
+        try db.run("""
+            WITH released AS MATERIALIZED (
+                SELECT id, activity_id, device_id, event = 'update' AND target = 'token' AS is_update
+                FROM outbox WHERE \(condition) FOR UPDATE SKIP LOCKED),
+            replaced AS (
+                SELECT r.id FROM released r WHERE r.is_update AND (
+                    EXISTS (SELECT 1 FROM outbox w WHERE w.activity_id = r.activity_id AND w.device_id = r.device_id
+                            AND w.state IN ('queued', 'retrying') AND w.event = 'update' AND w.target = 'token')
+                    OR EXISTS (SELECT 1 FROM released n WHERE n.is_update AND n.activity_id = r.activity_id AND n.device_id = r.device_id AND n.id > r.id)))
+            UPDATE outbox SET
+                state = CASE WHEN outbox.id IN (SELECT id FROM replaced) THEN 'superseded' ELSE 'queued' END,
+                reason = CASE WHEN outbox.id IN (SELECT id FROM replaced) THEN 'a newer update replaced it' ELSE outbox.reason END,
+                lease_until = NULL, updated_at = $1
+            FROM released WHERE outbox.id = released.id
+            """, bindings)
     }
 
     func nextDue() throws -> Date? {

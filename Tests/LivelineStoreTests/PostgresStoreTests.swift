@@ -133,6 +133,43 @@ struct PostgresStoreTests {
         #expect(woken.wait(timeout: .now() + 0.5) == .timedOut)
     }
 
+    // SQLiteStore has the same gap (its release fails with a UNIQUE violation, and with it the
+    // dispatcher's claim); once it is fixed there, this check belongs in the contract.
+    @Test("a lease expiring under a newer update for the same device supersedes the old row instead of failing the claim")
+    func releaseUnderANewerUpdate() throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let store = try PostgresStore(url: database.url())
+        defer { store.close() }
+        try StoreContract.seed(store)
+        let first = try StoreContract.update(store, devices: ["d1", "d2"], at: Self.t0)
+        let onTheWire = try store.write { try $0.claimDue(now: Self.t0, limit: 10, leaseUntil: Self.t0.addingTimeInterval(60)) }
+        #expect(onTheWire.count == 2)
+        // A newer update for d1 arrives while the old one is on the wire (it is not superseded: it is sending).
+        let second = try StoreContract.update(store, devices: ["d1"], at: Self.t0.addingTimeInterval(1))
+        #expect(second.superseded == 0)
+        // The instance dies; another one releases and claims in one transaction, as the dispatcher does.
+        let claimed = try store.write { tx -> [DeliveryRecord] in
+            #expect(try tx.releaseExpiredLeases(now: Self.t0.addingTimeInterval(61)) == 2)
+            return try tx.claimDue(now: Self.t0.addingTimeInterval(61), limit: 10, leaseUntil: Self.t0.addingTimeInterval(120))
+        }
+        let rows = try store.write { try $0.deliveries(activityID: "a1", limit: 10) }
+        let oldD1 = try #require(rows.first { $0.sendID == first.id && $0.deviceID == "d1" })
+        #expect(oldD1.state == .superseded)
+        #expect(oldD1.reason == "a newer update replaced it")
+        // d2's old row and d1's newer row go out.
+        #expect(Set(claimed.map { "\($0.sendID) \($0.deviceID ?? "")" }) == ["\(first.id) d2", "\(second.id) d1"])
+        // Two updates for one device on the wire at once, both expired: the newer is queued, the older superseded.
+        let third = try StoreContract.update(store, devices: ["d1"], at: Self.t0.addingTimeInterval(2))
+        _ = try store.write { try $0.claimDue(now: Self.t0.addingTimeInterval(62), limit: 10, leaseUntil: Self.t0.addingTimeInterval(130)) }
+        let released = try store.write { try $0.releaseExpiredLeases(now: Self.t0.addingTimeInterval(200)) }
+        #expect(released == 3)
+        let after = try store.write { try $0.deliveries(activityID: "a1", limit: 10) }
+        #expect(after.first { $0.sendID == third.id }?.state == .queued)
+        #expect(after.first { $0.sendID == second.id }?.state == .superseded)
+        #expect(after.first { $0.sendID == first.id && $0.deviceID == "d2" }?.state == .queued)
+    }
+
     @Test("four instances migrating one empty database at once: all start, the migrations run once")
     func concurrentMigrations() throws {
         let database = try TestPostgres.makeDatabase()
