@@ -9,10 +9,10 @@ demo: ## Run the flight-tracker story end to end
 	@$(SWIFT) build --product liveline
 	@$(BIN) demo
 
-test: ## Build and run every test
+test: ## Build and run every test (the store's PostgreSQL half on a throw-away server)
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
-	@$(SWIFT) test --skip-build
+	@scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 # libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.
 # libFuzzer ships with the Swift toolchain: nothing beyond the build's packages is needed.

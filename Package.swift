@@ -9,10 +9,12 @@ import PackageDescription
 //     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
 //     ← LivelineSimulator (APNs + simulated iPhones: Core, UI, Crypto, HTTP2)
 //   LivelineSQLite (one SQLite connection, statements, migrations)
-//     ← LivelineStore (the service's storage: registry, outbox; Store protocol + SQLiteStore)
+//   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
+//     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
 //   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
 //   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
 //     ← LivelineService (the API, fan-out, the outbox workers)
+//   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
 //   everything ← liveline (the command-line tool)
 let package = Package(
     name: "Liveline",
@@ -25,6 +27,7 @@ let package = Package(
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
         .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
+        .library(name: "LivelinePostgres", targets: ["LivelinePostgres"]),
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
@@ -37,6 +40,7 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The executable's allocator: per-thread caches keep the bulk path's malloc/free cheap.
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
@@ -45,14 +49,15 @@ let package = Package(
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
+        .target(name: "LivelinePostgres", dependencies: ["CLibPQ"]),
         .target(name: "LivelineHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
-        .target(name: "LivelineStore", dependencies: ["LivelineSQLite"]),
+        .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
-        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto"]),
+        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineStore", "LivelineService",
             "LivelineTesting", "CJemalloc",
@@ -66,7 +71,8 @@ let package = Package(
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
-        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite"]),
+        .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineTesting"]),
+        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite", "LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
             "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting",
         ]),

@@ -53,9 +53,10 @@ public final class Service: Sendable {
     }
 
     /// Starts the outbox workers and the webhook sender. Rows a previous run left on the wire go
-    /// back to the queue first (this instance is the only one on an SQLite file).
+    /// back to the queue first (this instance is the only one on an SQLite file); on a shared
+    /// database only rows whose lease expired do, the others may be another instance's.
     public func startWorkers() throws {
-        let released = try store.write { try $0.releaseAllLeases(now: Date()) }
+        let released = try store.write { try store.isShared ? $0.releaseExpiredLeases(now: Date()) : $0.releaseAllLeases(now: Date()) }
         if released > 0 { log("outbox: \(released) rows were on the wire when the last run stopped; they are queued again") }
         dispatcher.start()
         webhooks.start()

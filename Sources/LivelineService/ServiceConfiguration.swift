@@ -7,7 +7,8 @@ public struct ServiceConfiguration: Sendable {
     /// Where the API listens.
     public var host = "127.0.0.1"
     public var port = 8080
-    /// The SQLite database file.
+    /// The SQLite database file, or a PostgreSQL URL (`postgres://user:password@host/db`) that
+    /// several instances share.
     public var database = "liveline.db"
     /// Send every app's pushes here instead of Apple's hosts (a simulator), as `host:port`.
     public var apnsHost: String?

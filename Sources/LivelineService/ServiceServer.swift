@@ -16,7 +16,7 @@ public final class ServiceServer: Sendable {
     /// Opens the database, makes the first admin key if there is none, starts the outbox
     /// workers and listens.
     public static func start(_ configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) throws -> ServiceServer {
-        let store = try SQLiteStore(path: configuration.database)
+        let store = try openStore(database: configuration.database)
         do {
             let service = try Service(store: store, configuration: configuration, log: log)
             let adminKey = try service.bootstrapAdminKey()
@@ -27,6 +27,9 @@ public final class ServiceServer: Sendable {
             http.threads = configuration.threads
             let server = try HTTPServer.start(http) { request in await service.handle(request) }
             try service.startWorkers()
+            if store.isShared, !store.observeSharedWork({ service.dispatcher.wake() }) {
+                log("outbox: cannot LISTEN for other instances' work; it is claimed at the next poll (about a second)")
+            }
             return ServiceServer(service: service, http: server, store: store, firstAdminKey: adminKey)
         } catch {
             store.close()

@@ -278,7 +278,21 @@ struct SQLiteTransaction: StoreTransaction {
         let id = db.lastInsertRowID
         let t = now.timeIntervalSince1970
         var superseded = 0
-        if send.event == "update" {
+        let updateDevices = send.event == "update" ? deliveries.filter { $0.target == .token }.compactMap(\.deviceID) : []
+        if Set(updateDevices).count != updateDevices.count {
+            // A device twice in one update: row by row, each superseding the one before.
+            for d in deliveries {
+                if send.event == "update", d.target == .token, let device = d.deviceID {
+                    superseded += try db.run("""
+                        UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', updated_at = ?
+                        WHERE activity_id = ? AND device_id = ? AND state IN ('queued', 'retrying') AND event = 'update' AND target = 'token'
+                        """, [.real(t), .text(send.activityID), .text(device)])
+                }
+                try db.run(Self.outboxInsert(rows: 1), Self.outboxBindings(id, send, [d], t))
+            }
+            return (id, superseded)
+        }
+        if !updateDevices.isEmpty {
             // The updates still waiting for this activity, by device: one query (the terms are the
             // partial unique index's own), then only the rows this send replaces.
             var waiting: [String: Int64] = [:]
@@ -301,17 +315,22 @@ struct SQLiteTransaction: StoreTransaction {
         for size in [64, 8, 1] {
             let sql = Self.outboxInsert(rows: size)
             while rest.count >= size {
-                var bindings: [SQLiteValue] = []
-                bindings.reserveCapacity(size * 11)
-                for d in rest.prefix(size) {
-                    bindings += [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
-                                 .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)]
-                }
-                try db.run(sql, bindings)
+                try db.run(sql, Self.outboxBindings(id, send, rest.prefix(size), t))
                 rest = rest.dropFirst(size)
             }
         }
         return (id, superseded)
+    }
+
+    /// The values of `outboxInsert` for `deliveries` of send `id`, created at `t`.
+    private static func outboxBindings(_ id: Int64, _ send: SendRecord, _ deliveries: some Collection<NewDelivery>, _ t: Double) -> [SQLiteValue] {
+        var bindings: [SQLiteValue] = []
+        bindings.reserveCapacity(deliveries.count * 11)
+        for d in deliveries {
+            bindings += [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
+                         .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)]
+        }
+        return bindings
     }
 
     /// An INSERT of `rows` outbox rows, each queued.
@@ -347,12 +366,30 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func releaseExpiredLeases(now: Date) throws -> Int {
-        try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending' AND lease_until < ?",
-                   [.real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+        try release("lease_until < ?", [.real(now.timeIntervalSince1970)], now: now)
     }
 
     func releaseAllLeases(now: Date) throws -> Int {
-        try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending'", [.real(now.timeIntervalSince1970)])
+        try release("1", [], now: now)
+    }
+
+    /// Queues the `sending` rows that `condition` selects again, except an update to a token
+    /// that a newer update for the same activity and device replaced while it was on the wire
+    /// (waiting, or released with it): that one is superseded, as it would have been had it still
+    /// been waiting. Queuing it would break the rule of one waiting update per activity and
+    /// device, and fail the claim that releases it.
+    private func release(_ condition: String, _ bindings: [SQLiteValue], now: Date) throws -> Int {
+        let t = SQLiteValue.real(now.timeIntervalSince1970)
+        let superseded = try db.run("""
+            UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', lease_until = NULL, updated_at = ?
+            WHERE state = 'sending' AND \(condition) AND event = 'update' AND target = 'token' AND (
+                EXISTS (SELECT 1 FROM outbox w WHERE w.activity_id = outbox.activity_id AND w.device_id = outbox.device_id
+                        AND w.state IN ('queued', 'retrying') AND w.event = 'update' AND w.target = 'token')
+                OR EXISTS (SELECT 1 FROM outbox n WHERE n.state = 'sending' AND \(condition.replacingOccurrences(of: "lease_until", with: "n.lease_until"))
+                        AND n.event = 'update' AND n.target = 'token' AND n.activity_id = outbox.activity_id AND n.device_id = outbox.device_id AND n.id > outbox.id))
+            """, [t] + bindings + bindings)
+        let queued = try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending' AND \(condition)", [t] + bindings)
+        return superseded + queued
     }
 
     func nextDue() throws -> Date? {

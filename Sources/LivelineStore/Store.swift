@@ -24,6 +24,21 @@ public protocol Store: Sendable {
     var location: String { get }
     /// Closes the store; later calls fail.
     func close()
+    /// Whether other service instances may use the same database at once (PostgreSQL): then rows
+    /// left sending are another instance's until their lease expires, not this one's to release at start.
+    var isShared: Bool { get }
+    /// Calls `wake` whenever another instance sharing the database commits new work, until
+    /// `close()`. Returns whether it can; without it, other instances' work waits for the next poll.
+    @discardableResult
+    func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension Store {
+    /// One instance per database (SQLite's exclusive file lock).
+    public var isShared: Bool { false }
+    /// Nobody else adds work to an unshared database.
+    @discardableResult
+    public func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool { false }
 }
 
 /// The operations available inside a transaction.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineService
+import LivelineStore
 
 /// `liveline serve`: the service (token registry, fan-out, durable outbox) on HTTP.
 enum ServeCommand: LivelineCommand {
@@ -10,7 +11,7 @@ enum ServeCommand: LivelineCommand {
             .init(name: "config", valueName: "FILE", help: "JSON configuration file (settings listed below)."),
             .init(name: "host", valueName: "ADDRESS", help: "Address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "Port to listen on; 0 picks a free one (default 8080)."),
-            .init(name: "database", valueName: "FILE", help: "SQLite database file (default liveline.db)."),
+            .init(name: "database", valueName: "FILE|URL", help: "SQLite database file, or postgres://… for PostgreSQL (default liveline.db)."),
             .init(name: "apns-host", valueName: "HOST:PORT", help: "Send every app's pushes here (a simulator) instead of Apple's hosts."),
             .init(name: "ca-file", valueName: "FILE", help: "CA certificates that sign --apns-host's certificate (verification stays on)."),
             .init(name: "webhook-url", valueName: "URL", help: "Where interactions are delivered (POST, signed with --webhook-secret)."),
@@ -51,12 +52,17 @@ enum ServeCommand: LivelineCommand {
             throw CLIError(message: "cannot start the service: \(error)")
         }
         var text = "Liveline service listening on \(server.url)\n"
-        text += "Database: \(absolute(configuration.database)) (SQLite, WAL)\n"
+        if server.store is PostgresStore {
+            text += "Database: \(server.store.location) (PostgreSQL)\n"  // the password shown as ***
+        } else {
+            text += "Database: \(absolute(configuration.database)) (SQLite, WAL)\n"
+        }
         text += "APNs: \(configuration.apnsHost.map { "\($0) (CA file \(configuration.caFile ?? "system"))" } ?? "Apple's hosts, per app environment")\n"
         if let key = server.firstAdminKey {
             text += "Admin key (shown once, keep it): \(key)\n"
         }
         text += "API: \(server.url)/openapi.json\nReady."
+        SignalWaiter.shared.install()  // a SIGTERM right after "Ready." stops it cleanly
         Console.out(text)
         await SimulatorCommand.waitForTermination()
         Console.err("stopping: finishing requests and pushes in flight")

@@ -230,24 +230,36 @@ enum SimulatorCommand: LivelineCommand {
 /// Turns SIGINT/SIGTERM into one callback (signal sources live on a private queue).
 final class SignalWaiter: @unchecked Sendable {
     static let shared = SignalWaiter()
-    // Confinement: `sources` and `done` are touched only on `queue`.
+    // Confinement: `sources`, `signalled` and `callback` are touched only on `queue`.
     private let queue = DispatchQueue(label: "liveline.signals")
     private var sources: [DispatchSourceSignal] = []
-    private var done = false
+    private var signalled = false
+    private var callback: (@Sendable () -> Void)?
 
-    func wait(_ callback: @escaping @Sendable () -> Void) {
-        queue.async {
+    /// Catches SIGINT and SIGTERM from now on. Call it before printing that the command is ready:
+    /// a signal sent right after that is then kept for `wait`, not lost to the default action.
+    func install() {
+        queue.sync {
+            guard sources.isEmpty else { return }
             for sig in [SIGINT, SIGTERM] {
                 signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: self.queue)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
                 source.setEventHandler {
-                    guard !self.done else { return }
-                    self.done = true
-                    callback()
+                    guard !self.signalled else { return }
+                    self.signalled = true
+                    self.callback?()
                 }
                 source.resume()
-                self.sources.append(source)
+                sources.append(source)
             }
+        }
+    }
+
+    /// Calls `callback` once, at the first SIGINT or SIGTERM since `install()` (installing now if needed).
+    func wait(_ callback: @escaping @Sendable () -> Void) {
+        install()
+        queue.async {
+            if self.signalled { callback() } else { self.callback = callback }
         }
     }
 }

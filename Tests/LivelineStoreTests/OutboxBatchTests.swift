@@ -3,34 +3,25 @@ import Foundation
 import LivelineSQLite
 import Testing
 
-/// The outbox's fan-out paths: many rows a statement, one query for what they replace and for
-/// the budget, and a schema whose per-row checks build no temporary tables.
-@Suite("Outbox fan-out (SQLite)")
+/// The outbox's fan-out paths on every store: many rows a statement, one query for what they
+/// replace and for the budget; and SQLite's schema, whose per-row checks build no temporary tables.
+@Suite("Outbox fan-out")
 struct OutboxBatchTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-
-    func withStore(_ body: (SQLiteStore) throws -> Void) throws {
-        let dir = NSTemporaryDirectory() + "liveline-outbox-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(path: dir + "/test.db")
-        defer { store.close() }
-        try body(store)
-    }
 
     static func deliveries(_ devices: Range<Int>, priority: Int = 10) -> [NewDelivery] {
         devices.map { NewDelivery(deviceID: "d\($0)", target: .token, token: "token-\($0)", priority: priority, note: $0 % 7 == 0 ? "note \($0)" : nil, notBefore: t0) }
     }
 
-    static func send(_ store: SQLiteStore, _ deliveries: [NewDelivery], event: String = "update", at: Date = t0) throws -> (id: Int64, superseded: Int) {
+    static func send(_ store: any Store, _ deliveries: [NewDelivery], event: String = "update", at: Date = t0) throws -> (id: Int64, superseded: Int) {
         try store.write { tx in
             try tx.insertSend(SendRecord(activityID: "a1", event: event, bundleID: "com.example.flights", body: Array("{}".utf8), createdAt: at), deliveries: deliveries, now: at)
         }
     }
 
-    @Test("a fan-out of 150 rows (64 + 64 + 8 + 8 + 1 + 1 + … a statement) stores every row with its own fields")
-    func manyRowsAStatement() throws {
-        try withStore { store in
+    @Test("a fan-out of 150 rows stores every row with its own fields", arguments: StoreKind.all)
+    func manyRowsAStatement(_ kind: StoreKind) throws {
+        try kind.withStore { store in
             let sent = Self.deliveries(0..<150)
             _ = try Self.send(store, sent)
             let rows = try store.write { try $0.deliveries(activityID: "a1", limit: 1000) }
@@ -44,9 +35,9 @@ struct OutboxBatchTests {
         }
     }
 
-    @Test("an update supersedes only the waiting updates of the devices it goes to")
-    func supersedesOnlyItsDevices() throws {
-        try withStore { store in
+    @Test("an update supersedes only the waiting updates of the devices it goes to", arguments: StoreKind.all)
+    func supersedesOnlyItsDevices(_ kind: StoreKind) throws {
+        try kind.withStore { store in
             _ = try Self.send(store, Self.deliveries(0..<100))
             // A start is not an update: it is never superseded.
             _ = try store.write { tx in
@@ -61,9 +52,9 @@ struct OutboxBatchTests {
         }
     }
 
-    @Test("budget counts for every device in one query match the per-device count")
-    func immediateCountsMatch() throws {
-        try withStore { store in
+    @Test("budget counts for every device in one query match the per-device count", arguments: StoreKind.all)
+    func immediateCountsMatch(_ kind: StoreKind) throws {
+        try kind.withStore { store in
             _ = try Self.send(store, Self.deliveries(0..<10))
             _ = try Self.send(store, Self.deliveries(0..<5, priority: 5), at: Self.t0.addingTimeInterval(1))  // supersedes d0–d4's first row
             _ = try Self.send(store, Self.deliveries(3..<8), at: Self.t0.addingTimeInterval(2))

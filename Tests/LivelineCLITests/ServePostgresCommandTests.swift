@@ -1,0 +1,35 @@
+import Foundation
+import LivelineTesting
+import Testing
+
+@Suite("liveline serve --database postgres://…", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+struct ServePostgresCommandTests {
+    @Test("serve on a PostgreSQL URL prints it with the password as ***, and stops cleanly")
+    func servesOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let password = "cli-pw-5e1d"
+        let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", database.url(password: password)], keepStandardError: true)
+        let out = try await serve.output(containing: "Ready.")
+        serve.send(SIGTERM)
+        let status = await serve.exitStatus()
+        #expect(status == 0, "exit \(status): \(serve.standardOutput)")
+        #expect(out.contains("Database: postgresql://liveline:***@/\(database.name)?host="), "\(out)")
+        #expect(out.contains("(PostgreSQL)"))
+        #expect(out.contains("Admin key (shown once, keep it): ll_admin_"))
+        #expect(!out.contains(password))
+    }
+
+    @Test("a PostgreSQL database that cannot be reached stops the start, naming the URL without its password")
+    func unreachable() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let password = "cli-pw-0a7b"
+        let missing = database.url(password: password).replacingOccurrences(of: database.name, with: database.name + "_missing")
+        let result = try await CLI.run(["serve", "--port", "0", "--database", missing])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot start the service"), "\(result.stderr)")
+        #expect(result.stderr.contains("postgresql://liveline:***@/\(database.name)_missing"), "\(result.stderr)")
+        #expect(!result.stderr.contains(password) && !result.stdout.contains(password))
+    }
+}
