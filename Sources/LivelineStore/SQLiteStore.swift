@@ -8,7 +8,9 @@ import LivelineSQLite
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let database: SQLiteDatabase
-    private let group = GroupCommit()
+    /// A commit costs about as much as a registration's statements (its WAL frames and system
+    /// calls): under load, waiting up to 300 µs for the writers behind lets a batch share it.
+    private let group = GroupCommit(commitDelay: .microseconds(300))
     public let location: String
 
     /// Opens (or creates) the database at `path` and applies the migrations it lacks.

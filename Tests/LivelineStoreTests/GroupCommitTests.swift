@@ -131,3 +131,51 @@ struct GroupCommitTests {
         #expect { try store.write { try $0.keyCount() } } throws: { ($0 as? StoreError)?.isUnavailable == true }
     }
 }
+
+/// The commit delay: a leader waits for overlapping writers, never for a writer alone.
+@Suite("Group commit: commit delay")
+struct CommitDelayTests {
+    /// Runs every job the leader is handed, each as a later job would run.
+    static func runAll(_ next: () -> GroupCommit.Job?) throws {
+        while let job = next() { _ = job.run(true) }
+    }
+
+    static func job(_ body: @escaping @Sendable () -> Void = {}) -> GroupCommit.Job {
+        GroupCommit.Job { _ in body(); return true }
+    }
+
+    @Test("a writer alone, writing in a loop, never waits")
+    func loneWriterNeverWaits() throws {
+        let group = GroupCommit(commitDelay: .seconds(30))
+        for _ in 0..<200 { try group.submit(Self.job(), batch: Self.runAll) }
+        #expect(group.delayCount == 0)
+        #expect(group.counts == (200, 200))
+    }
+
+    @Test("after writers overlapped, the next leader waits for the writer behind it and they commit together")
+    func overlappingWritersShareACommit() throws {
+        let group = GroupCommit(maxBatch: 2, commitDelay: .seconds(30))
+        // Two writers overlap: the first holds its batch until the second has queued.
+        let inside = GroupCommitTests.Gate(), release = GroupCommitTests.Gate()
+        let first = GroupCommitTests.Writer { try group.submit(Self.job { inside.raise(); release.wait() }, batch: Self.runAll) }
+        inside.wait()
+        let second = GroupCommitTests.Writer { try group.submit(Self.job(), batch: Self.runAll) }
+        let deadline = Date().addingTimeInterval(20)
+        while group.pending < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        release.raise()
+        _ = try first.wait().get()
+        _ = try second.wait().get()
+        #expect(group.counts == (1, 2))
+        // Now a leader finds nobody queued behind its job: it waits, and the next writer joins it.
+        let thirdInside = GroupCommitTests.Gate()
+        let third = GroupCommitTests.Writer { try group.submit(Self.job { thirdInside.raise() }, batch: Self.runAll) }
+        thirdInside.wait()
+        while group.delayCount == 0 && group.isLeaderWaiting == false && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(group.isLeaderWaiting)
+        let fourth = GroupCommitTests.Writer { try group.submit(Self.job(), batch: Self.runAll) }
+        _ = try third.wait().get()
+        _ = try fourth.wait().get()
+        #expect(group.counts == (2, 4), "the third and fourth writers committed in one batch")
+        #expect(group.delayCount == 1)
+    }
+}
