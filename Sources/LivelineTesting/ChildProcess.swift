@@ -13,7 +13,8 @@ import Darwin
 /// the child ignores `terminate()`; and `Process` leaves its pipes and its exit-detection socket
 /// inheritable, so a child started concurrently on another thread can hold them open (a reader
 /// then waits for an unrelated server to exit). Here the child gets an empty signal mask and
-/// default dispositions, and inherits only descriptors 0, 1 and 2.
+/// default dispositions, and inherits only descriptors 0, 1 and 2, and 3: the parent watch (a
+/// pipe that reads end-of-file once this process is gone; see `ParentWatch`).
 final class ChildProcess: Sendable {
     /// The process ID.
     let pid: pid_t
@@ -24,11 +25,30 @@ final class ChildProcess: Sendable {
     private struct State {
         var status: Int32?
         var waiters: [@Sendable (Int32) -> Void] = []
+        /// The write end of the child's parent-watch pipe, open while the child runs.
+        var watch: Int32?
     }
 
-    private init(pid: pid_t, name: String) {
+    /// The environment variable naming the descriptor on which a child reads end-of-file when
+    /// its parent is gone (`ParentWatch` in the child acts on it).
+    static let parentWatchVariable = "LIVELINE_PARENT_FD"
+    /// The descriptor number the child finds it on.
+    static let parentWatchDescriptor: Int32 = 3
+
+    private init(pid: pid_t, name: String, watch: Int32) {
         self.pid = pid
         self.name = name
+        state.withLock { $0.watch = watch }
+    }
+
+    /// Closes this process's end of the parent-watch pipe, as this process's death would: a
+    /// Liveline child then stops as on SIGTERM. (For tests; the waiter closes it after the exit.)
+    func releaseParentWatch() {
+        let fd = state.withLock { s -> Int32? in
+            defer { s.watch = nil }
+            return s.watch
+        }
+        if let fd { close(fd) }
     }
 
     /// Starts `executable` with `arguments`, its standard streams on the given descriptors.
@@ -43,14 +63,23 @@ final class ChildProcess: Sendable {
         guard access(executable, X_OK) == 0 else {
             throw TestingError("cannot run \(executable): \(String(cString: strerror(errno)))")
         }
+        // The parent watch: the child gets the read end as descriptor 3; this process keeps the
+        // write end (close-on-exec, so no other child inherits it) until the child is reaped. When
+        // this process dies, however it dies, the kernel closes it and the child reads end-of-file.
+        var watch: [Int32] = [-1, -1]
+        guard SpawnExtensions.pipe2(&watch, O_CLOEXEC) == 0 else {
+            throw TestingError("cannot run \(executable): pipe: \(String(cString: strerror(errno)))")
+        }
+        defer { close(watch[0]) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        // dup2 clears close-on-exec on the target, so these three are inherited.
+        // dup2 clears close-on-exec on the target, so these four are inherited.
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        try closeInheritedDescriptors(&actions)
+        posix_spawn_file_actions_adddup2(&actions, watch[0], parentWatchDescriptor)
+        try closeInheritedDescriptors(&actions, from: parentWatchDescriptor + 1)
         if let directory {
             guard let addchdir = SpawnExtensions.addchdir else {
                 throw TestingError("cannot run \(executable) in \(directory.path): posix_spawn_file_actions_addchdir_np is missing")
@@ -73,28 +102,31 @@ final class ChildProcess: Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        var variables = environment ?? ProcessInfo.processInfo.environment
+        variables[parentWatchVariable] = String(parentWatchDescriptor)
+        let env = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in env { free(pointer) } }
 
         var pid = pid_t()
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
         guard result == 0 else {
+            close(watch[1])
             throw TestingError("cannot run \(executable): \(String(cString: strerror(result)))")
         }
-        let child = ChildProcess(pid: pid, name: URL(fileURLWithPath: executable).lastPathComponent)
+        let child = ChildProcess(pid: pid, name: URL(fileURLWithPath: executable).lastPathComponent, watch: watch[1])
         child.startWaiter()
         return child
     }
 
     /// Closes every descriptor above 2 in the child (glibc's `closefrom` action when present,
     /// else one close per descriptor open now).
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t, from first: Int32) throws {
         if let closefrom = SpawnExtensions.addclosefrom {
-            _ = closefrom(&actions, 3)
+            _ = closefrom(&actions, first)
             return
         }
         let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in open.compactMap(Int32.init) where fd > 2 {
+        for fd in open.compactMap(Int32.init) where fd >= first {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
     }
@@ -107,11 +139,12 @@ final class ChildProcess: Sendable {
             // Exit code, or 128 + signal number as shells report a killed program; -1 when
             // something else in this process reaped it (the status is lost then).
             let status = result != pid ? -1 : raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-            let waiters = state.withLock { state -> [@Sendable (Int32) -> Void] in
+            let (waiters, watch) = state.withLock { state -> ([@Sendable (Int32) -> Void], Int32?) in
                 state.status = status
-                defer { state.waiters.removeAll() }
-                return state.waiters
+                defer { state.waiters.removeAll(); state.watch = nil }
+                return (state.waiters, state.watch)
             }
+            if let watch { close(watch) }
             for waiter in waiters { waiter(status) }
         }
         thread.name = "wait \(name)"

@@ -22,6 +22,13 @@ public final class RunningProcess: Sendable {
     /// The process ID.
     public var processIdentifier: Int32 { child.pid }
 
+    /// The environment variable that tells a started process which descriptor reads
+    /// end-of-file once its starter is gone (every process started here gets it).
+    public static var parentWatchVariable: String { ChildProcess.parentWatchVariable }
+
+    /// Closes this process's end of the child's parent watch, as this process's death would.
+    public func releaseParentWatch() { child.releaseParentWatch() }
+
     /// Whether the process has not exited yet.
     public var isRunning: Bool { child.isRunning }
 

@@ -54,6 +54,7 @@ struct Liveline {
     }
 
     static func main() async {
+        ParentWatch.start()
         let code = await run(Array(CommandLine.arguments.dropFirst()))
         exit(code)
     }

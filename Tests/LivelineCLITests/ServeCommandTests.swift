@@ -64,6 +64,23 @@ struct ServeCommandTests {
         #expect(used < 60, "an idle liveline serve used \(used) CPU ticks in 3 s")
     }
 
+    @Test("a serve whose starter is gone (its parent watch reads end-of-file) stops as on SIGTERM")
+    func stopsWithItsParent() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", dir.appendingPathComponent("orphan.db").path], keepStandardError: true)
+        _ = try await serve.output(containing: "Ready.")
+        serve.releaseParentWatch()
+        let status = await withTaskGroup(of: Int32?.self) { group -> Int32? in
+            group.addTask { await serve.exitStatus() }
+            group.addTask { try? await Task.sleep(for: .seconds(30)); return nil }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        if status == nil { serve.send(SIGKILL) }
+        #expect(status == 0, "liveline serve kept running after its parent watch closed:\n\(serve.standardOutput)")
+    }
+
     @Test("a database file that cannot be opened stops the start with its path")
     func badDatabase() async throws {
         let result = try await CLI.run(["serve", "--port", "0", "--database", "/nonexistent-dir/liveline.db"])
