@@ -270,35 +270,41 @@ extension Service {
         let deadline = Date().addingTimeInterval(wait)
         let activityID = c.param("activityID")
         // Waiting looks only at the count of rows not yet final; the full answer is built once.
-        while wait > 0, Date() < deadline, try store.write({ try $0.waitingCount(activityID: activityID) }) > 0 {
+        // After a sleep this task runs on Swift's cooperative pool: its reads go to a queue of
+        // their own there, so a long fan-out's commits do not hold a pool thread.
+        guard wait > 0, try store.write({ try $0.waitingCount(activityID: activityID) }) > 0 else { return try activitySnapshot(c) }
+        while Date() < deadline {
             try await Task.sleep(for: .milliseconds(25))
+            if try await waitReads.write({ try $0.waitingCount(activityID: activityID) }) == 0 { break }
         }
-        return try activitySnapshot(c)
+        return try await waitReads.write { [self] tx in try self.activitySnapshot(c, tx) }
     }
 
     private func activitySnapshot(_ c: RequestContext) throws -> Answer {
+        try store.write { tx in try activitySnapshot(c, tx) }
+    }
+
+    private func activitySnapshot(_ c: RequestContext, _ tx: any StoreTransaction) throws -> Answer {
         let activityID = c.param("activityID")
         let limit = Int(c.request.queryValue("limit") ?? "") ?? 100
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
-        return try store.write { tx in
-            guard let a = try tx.activity(activityID) else { throw APIError.notFound("activity \(activityID) is not known") }
-            let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
-            let tokenCount = try tx.activityTokenCount(activityID: activityID)
-            let rows = try tx.deliveries(activityID: activityID, limit: limit)
-            let counts = try tx.deliveryCounts(activityID: activityID)
-            var o: JSONObject = [
-                "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
-                "startedAt": .string(ISODate.string(a.startedAt)),
-                "tokenCount": .number(Double(tokenCount)),
-                "tokens": .array(tokens.map { ["deviceID": .string($0.deviceID), "token": .string(Self.prefix($0.token)), "registeredAt": .string(ISODate.string($0.registeredAt))] }),
-                "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
-                "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),
-                "deliveries": .array(rows.map(Self.json)),
-            ]
-            if let ch = a.channelID { o["channelID"] = .string(ch) }
-            if let e = a.endedAt { o["endedAt"] = .string(ISODate.string(e)) }
-            return Answer(200, .object(o))
-        }
+        guard let a = try tx.activity(activityID) else { throw APIError.notFound("activity \(activityID) is not known") }
+        let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
+        let tokenCount = try tx.activityTokenCount(activityID: activityID)
+        let rows = try tx.deliveries(activityID: activityID, limit: limit)
+        let counts = try tx.deliveryCounts(activityID: activityID)
+        var o: JSONObject = [
+            "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
+            "startedAt": .string(ISODate.string(a.startedAt)),
+            "tokenCount": .number(Double(tokenCount)),
+            "tokens": .array(tokens.map { ["deviceID": .string($0.deviceID), "token": .string(Self.prefix($0.token)), "registeredAt": .string(ISODate.string($0.registeredAt))] }),
+            "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
+            "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),
+            "deliveries": .array(rows.map(Self.json)),
+        ]
+        if let ch = a.channelID { o["channelID"] = .string(ch) }
+        if let e = a.endedAt { o["endedAt"] = .string(ISODate.string(e)) }
+        return Answer(200, .object(o))
     }
 
     static func json(_ r: DeliveryRecord) -> JSONValue {

@@ -19,11 +19,14 @@ public final class Service: Sendable {
     let schemas: [String: ActivitySchema]
     let log: @Sendable (String) -> Void
     let routes: [Route]
+    /// Store reads of handlers that resume on Swift's cooperative pool (`?wait`).
+    let waitReads: OffPoolStore
 
     public init(store: any Store, configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) throws(ServiceConfiguration.Problem) {
         self.store = store
         self.configuration = configuration
         self.log = log
+        waitReads = OffPoolStore(store, label: "liveline.api.wait")
         keys = KeyAuthority(rate: configuration.rateLimit, burst: configuration.rateBurst)
         clients = ClientRegistry(configuration: configuration)
         dispatcher = Dispatcher(store: store, configuration: configuration, clients: clients, metrics: metrics, log: log)
