@@ -358,13 +358,30 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func record(_ outcomes: [DeliveryOutcome], now: Date) throws {
-        let t = now.timeIntervalSince1970
-        for o in outcomes {
-            try db.run("""
-                UPDATE outbox SET state = ?, apns_id = coalesce(?, apns_id), status = ?, reason = ?, next_attempt_at = coalesce(?, next_attempt_at),
-                    lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'sending'
-                """, [.text(o.state.rawValue), .from(o.apnsID), .from(o.status), .from(o.reason), .from(o.nextAttemptAt?.timeIntervalSince1970), .real(t), .integer(o.id)])
+        // 64 verdicts a statement (UPDATE … FROM VALUES): a fan-out records tens of thousands.
+        var rest = outcomes[...]
+        for size in [64, 8, 1] {
+            let sql = Self.recordUpdate(rows: size)
+            while rest.count >= size {
+                var bindings: [SQLiteValue] = [.real(now.timeIntervalSince1970)]
+                bindings.reserveCapacity(1 + size * 6)
+                for o in rest.prefix(size) {
+                    bindings += [.integer(o.id), .text(o.state.rawValue), .from(o.apnsID), .from(o.status), .from(o.reason), .from(o.nextAttemptAt?.timeIntervalSince1970)]
+                }
+                try db.run(sql, bindings)
+                rest = rest.dropFirst(size)
+            }
         }
+    }
+
+    /// An UPDATE recording `rows` verdicts of rows still `sending` (a row released meanwhile keeps its state).
+    private static func recordUpdate(rows: Int) -> String {
+        """
+        UPDATE outbox SET state = v.column2, apns_id = coalesce(v.column3, outbox.apns_id), status = v.column4, reason = v.column5,
+            next_attempt_at = coalesce(v.column6, outbox.next_attempt_at), lease_until = NULL, updated_at = ?
+        FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) AS v
+        WHERE outbox.id = v.column1 AND outbox.state = 'sending'
+        """
     }
 
     func releaseExpiredLeases(now: Date) throws -> Int {

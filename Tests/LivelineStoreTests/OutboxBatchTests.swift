@@ -68,6 +68,43 @@ struct OutboxBatchTests {
         }
     }
 
+    @Test("150 verdicts recorded at once: each row gets its own; a row no longer sending keeps its state", arguments: StoreKind.all)
+    func recordsManyVerdicts(_ kind: StoreKind) throws {
+        try kind.withStore { store in
+            _ = try Self.send(store, Self.deliveries(0..<150))
+            // One row on a short lease, the rest on a long one.
+            let short = try store.write { try $0.claimDue(now: Self.t0, limit: 1, leaseUntil: Self.t0.addingTimeInterval(10)) }
+            let long = try store.write { try $0.claimDue(now: Self.t0, limit: 1000, leaseUntil: Self.t0.addingTimeInterval(600)) }
+            let claimed = short + long
+            #expect(claimed.count == 150)
+            // The short lease ran out and its row went back to the queue before its verdict came.
+            let released = short[0]
+            #expect(try store.write { tx in try tx.releaseExpiredLeases(now: Self.t0.addingTimeInterval(11)) } == 1)
+            let later = Self.t0.addingTimeInterval(300)
+            let outcomes = claimed.enumerated().map { i, row -> DeliveryOutcome in
+                switch i % 3 {
+                case 0: DeliveryOutcome(id: row.id, state: .sent, apnsID: "apns-\(i)", status: 200)
+                case 1: DeliveryOutcome(id: row.id, state: .retrying, status: 503, reason: "ServiceUnavailable", nextAttemptAt: later)
+                default: DeliveryOutcome(id: row.id, state: .failed, status: 400, reason: "BadTopic \(i)")
+                }
+            }
+            try store.write { try $0.record(outcomes, now: Self.t0.addingTimeInterval(62)) }
+            let rows = Dictionary(uniqueKeysWithValues: try store.write { try $0.deliveries(activityID: "a1", limit: 1000) }.map { ($0.id, $0) })
+            for (i, row) in claimed.enumerated() {
+                let stored = try #require(rows[row.id])
+                if row.id == released.id {
+                    #expect(stored.state == .queued && stored.apnsID == nil)
+                    continue
+                }
+                switch i % 3 {
+                case 0: #expect(stored.state == .sent && stored.apnsID == "apns-\(i)" && stored.status == 200)
+                case 1: #expect(stored.state == .retrying && stored.reason == "ServiceUnavailable" && stored.nextAttemptAt == later)
+                default: #expect(stored.state == .failed && stored.reason == "BadTopic \(i)" && stored.status == 400)
+                }
+            }
+        }
+    }
+
     @Test("recording a verdict builds no temporary table, and the waiting count uses its index")
     func schemaHasNoPerRowTemporaryTables() throws {
         let db = try SQLiteDatabase(path: ":memory:")
