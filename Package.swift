@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, arrows one way (each module lists what it may import):
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
+//     ← LivelineKit (the app side: app API client, token uploader, ActivityKit coordinator; Foundation only, builds for iOS)
 //   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
 //   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
@@ -22,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
+        .library(name: "LivelineKit", targets: ["LivelineKit"]),
         .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
@@ -47,6 +49,7 @@ let package = Package(
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
+        .target(name: "LivelineKit", dependencies: ["LivelineCore"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
         .target(name: "LivelinePostgres", dependencies: ["CLibPQ"]),
@@ -65,6 +68,7 @@ let package = Package(
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
+        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
