@@ -9,6 +9,7 @@ import PackageDescription
 //   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
 //     ← LivelineSimulator (APNs + simulated iPhones: Core, UI, Crypto, HTTP2)
+//   LivelineKit, LivelineSimulator ← LivelineKitSimulator (simulated iPhones' apps run LivelineKit)
 //   LivelineSQLite (one SQLite connection, statements, migrations)
 //   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
 //     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
         .library(name: "LivelineKit", targets: ["LivelineKit"]),
+        .library(name: "LivelineKitSimulator", targets: ["LivelineKitSimulator"]),
         .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
@@ -57,6 +59,7 @@ let package = Package(
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
+        .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
@@ -68,7 +71,7 @@ let package = Package(
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
-        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
+        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
