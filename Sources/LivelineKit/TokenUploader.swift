@@ -83,7 +83,13 @@ public actor TokenUploader {
     /// The activity ended or was dismissed: its token must leave the service.
     public func deleteActivityToken(activityID: String) {
         let op = UploadOperation.deleteActivityToken(activityID: activityID, deviceID: deviceID)
-        if state.confirmed[op.key] == nil, case .deleteActivityToken? = state.pending[op.key]?.operation { return }
+        // Nothing of ours on the service (never confirmed, nothing on its way) or already going: done.
+        if state.confirmed[op.key] == nil {
+            switch state.pending[op.key]?.operation {
+            case nil, .deleteActivityToken?: return
+            default: break
+            }
+        }
         enqueue(op)
     }
 

@@ -107,6 +107,18 @@ struct UploaderTests {
         await f.stop()
     }
 
+    @Test("a deletion is queued only when the service may hold the token: confirmed, or an upload still queued")
+    func deletionOnlyWhenHeld() async throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("liveline-kit-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let uploader = try TokenUploader(directory: directory, client: LivelineAppClient(baseURL: URL(string: "http://127.0.0.1:1")!, appKey: "k"), deviceID: "phone-1")
+        await uploader.deleteActivityToken(activityID: "never-registered")
+        #expect(await uploader.pending.isEmpty)
+        await uploader.setActivityToken(newToken().hex, activityID: "flight-1")
+        await uploader.deleteActivityToken(activityID: "flight-1")
+        #expect(await uploader.pending == [.deleteActivityToken(activityID: "flight-1", deviceID: "phone-1")])
+    }
+
     @Test("a queue file that does not decode is moved aside and the uploader starts empty")
     func unreadableQueue() async throws {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("liveline-kit-\(UUID().uuidString.prefix(8))")
