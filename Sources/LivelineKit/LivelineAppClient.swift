@@ -31,7 +31,7 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         self.session = session
     }
 
-    public var description: String { "LivelineAppClient(\(baseURL.absoluteString), key: \(appKey.prefix(8))…)" }
+    public var description: String { "LivelineAppClient(\(baseURL.absoluteString), key: ***)" }
 
     /// `PUT /v1/devices/{deviceID}`. Returns true when the service created it (201).
     @discardableResult

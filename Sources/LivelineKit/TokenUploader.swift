@@ -165,11 +165,14 @@ public actor TokenUploader {
     @discardableResult
     public func drain(within budget: Duration = .seconds(25)) async -> DrainReport {
         while let current = running { _ = await current.value }
-        let task = Task { await self.run(until: environment.now().addingTimeInterval(RetryBackoff.seconds(budget))) }
+        let task = Task {
+            let report = await self.run(until: environment.now().addingTimeInterval(RetryBackoff.seconds(budget)))
+            // Cleared by the run itself, before anyone waiting on it resumes: they then start their own.
+            running = nil
+            return report
+        }
         running = task
-        let report = await task.value
-        running = nil
-        return report
+        return await task.value
     }
 
     private func run(until deadline: Date) async -> DrainReport {

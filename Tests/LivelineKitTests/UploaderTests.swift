@@ -107,6 +107,22 @@ struct UploaderTests {
         await f.stop()
     }
 
+    @Test("drains called together run one after another, and each operation goes once")
+    func concurrentDrains() async throws {
+        let f = try await KitFixture()
+        let uploader = try f.uploader()
+        await uploader.registerDevice(KitFixture.device())
+        for i in 0..<5 { await uploader.setActivityToken(newToken().hex, activityID: "flight-\(i)") }
+        async let a = uploader.drain()
+        async let b = uploader.drain()
+        async let c = uploader.drain()
+        let reports = await [a, b, c]
+        #expect(reports.map(\.sent.count).reduce(0, +) == 6)
+        #expect(reports.allSatisfy { $0.remaining == 0 })
+        #expect(!String(describing: f.client).contains(f.appKey))
+        await f.stop()
+    }
+
     @Test("a deletion is queued only when the service may hold the token: confirmed, or an upload still queued")
     func deletionOnlyWhenHeld() async throws {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("liveline-kit-\(UUID().uuidString.prefix(8))")
