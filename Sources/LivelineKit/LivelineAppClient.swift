@@ -116,7 +116,8 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         guard (200..<300).contains(http.statusCode) else {
             let error = json?["error"]
             let message = error?["message"]?.stringValue ?? String(decoding: data.prefix(200), as: UTF8.self)
-            throw .service(status: http.statusCode, code: error?["code"]?.stringValue, message: message, request: label)
+            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(TimeInterval.init)
+            throw .service(status: http.statusCode, code: error?["code"]?.stringValue, message: message, request: label, retryAfter: retryAfter)
         }
         return Reply(status: http.statusCode, json: json)
     }

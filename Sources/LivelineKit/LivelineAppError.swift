@@ -18,20 +18,22 @@ public struct LivelineAppError: Error, Sendable, Equatable, CustomStringConverti
     public let message: String
     /// The method and path of the call (`PUT /v1/devices/phone-1`); paths carry ids, never tokens.
     public let request: String
+    /// The service's `Retry-After` (429, 503), in seconds: the uploader waits at least this long.
+    public let retryAfter: TimeInterval?
 
     /// The service answered `status` with `{"error": {"code", "message"}}`.
-    public static func service(status: Int, code: String?, message: String, request: String) -> LivelineAppError {
-        LivelineAppError(kind: .service(status: status), code: code, message: message, request: request)
+    public static func service(status: Int, code: String?, message: String, request: String, retryAfter: TimeInterval? = nil) -> LivelineAppError {
+        LivelineAppError(kind: .service(status: status), code: code, message: message, request: request, retryAfter: retryAfter)
     }
 
     /// The request did not get an answer (connection refused, timeout, offline).
     public static func transport(_ message: String, request: String) -> LivelineAppError {
-        LivelineAppError(kind: .transport, code: nil, message: message, request: request)
+        LivelineAppError(kind: .transport, code: nil, message: message, request: request, retryAfter: nil)
     }
 
     /// The answer was not HTTP or not the JSON the API documents.
     public static func invalidResponse(_ message: String, request: String) -> LivelineAppError {
-        LivelineAppError(kind: .invalidResponse, code: nil, message: message, request: request)
+        LivelineAppError(kind: .invalidResponse, code: nil, message: message, request: request, retryAfter: nil)
     }
 
     /// True for the transport and invalid answers.

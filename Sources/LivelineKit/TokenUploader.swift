@@ -279,7 +279,9 @@ public actor TokenUploader {
     private func retry(_ entry: PendingUpload, _ error: LivelineAppError) {
         var entry = entry
         entry.attempts += 1
-        let delay = backoff.delay(afterAttempts: entry.attempts, random: environment.random())
+        var delay = backoff.delay(afterAttempts: entry.attempts, random: environment.random())
+        // The service said how long (429 over the rate limit, 503): not sooner.
+        if let wait = error.retryAfter, RetryBackoff.seconds(delay) < wait { delay = .milliseconds(Int(wait * 1000)) }
         entry.notBefore = environment.now().addingTimeInterval(RetryBackoff.seconds(delay))
         state.pending[entry.operation.key] = entry
         environment.log("LivelineKit: \(entry.operation.summary) failed (\(error)); attempt \(entry.attempts + 1) in \(delay)")

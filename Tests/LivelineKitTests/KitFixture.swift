@@ -22,7 +22,7 @@ final class KitFixture: @unchecked Sendable {
     let appKey: String
     let clock = TestClock()
 
-    init() async throws {
+    init(configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("liveline-kit-test-\(UUID().uuidString.prefix(8))")
         appDirectory = directory.appendingPathComponent("app")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -31,6 +31,7 @@ final class KitFixture: @unchecked Sendable {
         config.database = directory.appendingPathComponent("liveline.db").path
         config.rateLimit = 1_000_000
         config.rateBurst = 1_000_000
+        configure(&config)
         configuration = config
         let server = try ServiceServer.start(config) { _ in }
         self.server = server

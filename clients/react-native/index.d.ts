@@ -78,6 +78,8 @@ export class LivelineError extends Error {
   /** null when the service did not answer. */
   readonly status: number | null;
   readonly code: string | null;
+  /** The service's Retry-After, in ms, when it sent one. */
+  readonly retryAfterMs?: number;
   readonly retryable: boolean;
   readonly unknownDevice: boolean;
 }

@@ -131,7 +131,10 @@ export function createLivelineClient(options) {
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch { json = null; }
     if (response.status < 200 || response.status >= 300) {
-      throw new LivelineError(label, response.status, json?.error?.code ?? null, json?.error?.message ?? text.slice(0, 200));
+      const error = new LivelineError(label, response.status, json?.error?.code ?? null, json?.error?.message ?? text.slice(0, 200));
+      const retryAfter = Number(response.headers.get('retry-after'));
+      if (retryAfter > 0) error.retryAfterMs = retryAfter * 1000;
+      throw error;
     }
     return { status: response.status, json };
   }
@@ -189,7 +192,8 @@ export function createLivelineClient(options) {
     if (state.pending[key]?.sequence !== entry.sequence) return;
     const retry = () => {
       const attempts = entry.attempts + 1;
-      const delay = backoffDelay(attempts, random());
+      // The service said how long (429 over the rate limit, 503): not sooner.
+      const delay = Math.max(backoffDelay(attempts, random()), error.retryAfterMs ?? 0);
       state.pending[key] = { ...entry, attempts, notBefore: now() + delay };
       log(`liveline: ${summary(op)} failed (${error.message}); attempt ${attempts + 1} in ${delay} ms`);
     };
