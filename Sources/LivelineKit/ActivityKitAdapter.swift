@@ -66,8 +66,8 @@ public struct ActivityKitActivity<Attributes: ActivityKit.ActivityAttributes>: L
         case .ended: .ended
         case .dismissed: .dismissed
         case .stale: .stale
-        case .pending: .pending
-        @unknown default: .active
+        // `.pending` (a scheduled start) is not in every SDK: matched by name so older SDKs compile.
+        @unknown default: String(describing: state) == "pending" ? .pending : .active
         }
     }
 }
