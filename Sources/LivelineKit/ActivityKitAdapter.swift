@@ -80,6 +80,10 @@ public struct ActivityKitAuthorization: LiveActivityAuthorization {
     public var frequentPushEnablementUpdates: AsyncStream<Bool> {
         forward(ActivityAuthorizationInfo().frequentPushEnablementUpdates) { $0 }
     }
+    public var areActivitiesEnabled: Bool { ActivityAuthorizationInfo().areActivitiesEnabled }
+    public var activityEnablementUpdates: AsyncStream<Bool> {
+        forward(ActivityAuthorizationInfo().activityEnablementUpdates) { $0 }
+    }
 }
 
 /// An ActivityKit sequence as an `AsyncStream`, cancelled when the consumer goes away.

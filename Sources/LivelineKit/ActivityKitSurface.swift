@@ -50,4 +50,14 @@ public protocol LiveActivityAuthorization: Sendable {
     var frequentPushesEnabled: Bool { get }
     /// `frequentPushEnablementUpdates`.
     var frequentPushEnablementUpdates: AsyncStream<Bool> { get }
+    /// `areActivitiesEnabled`: the user allows Live Activities for the app.
+    var areActivitiesEnabled: Bool { get }
+    /// `activityEnablementUpdates`.
+    var activityEnablementUpdates: AsyncStream<Bool> { get }
+}
+
+extension LiveActivityAuthorization {
+    /// Enabled, never switched: for sources that do not report it.
+    public var areActivitiesEnabled: Bool { true }
+    public var activityEnablementUpdates: AsyncStream<Bool> { AsyncStream { $0.finish() } }
 }

@@ -124,9 +124,12 @@ public actor LiveActivityCoordinator {
             })
         }
         if let authorization {
-            let updates = authorization.frequentPushEnablementUpdates
+            let updates = authorization.frequentPushEnablementUpdates, enablement = authorization.activityEnablementUpdates
             tasks.append(Task { [weak self] in
                 for await enabled in updates { await self?.frequentUpdatesEvent(enabled) }
+            })
+            tasks.append(Task { [weak self] in
+                for await enabled in enablement { await self?.enablementEvent(enabled) }
             })
         }
         kick()
@@ -207,6 +210,28 @@ public actor LiveActivityCoordinator {
             configuration.device.frequentUpdates = enabled
             await uploader.registerDevice(configuration.device)
             kick()
+        }
+        handled()
+    }
+
+    /// Live Activities switched back on in Settings: tokens issued meanwhile may not have been
+    /// yielded, so the current ones are read again (switched off, ActivityKit ends the activities
+    /// itself and their states say so).
+    private func enablementEvent(_ enabled: Bool) async {
+        if enabled {
+            for kind in kinds {
+                if let token = kind.pushToStartToken, !token.isEmpty {
+                    await uploader.setPushToStartToken(token.hexString, attributesType: kind.attributesType)
+                }
+                for activity in kind.activities {
+                    if observed.contains(activity.id), let token = activity.pushToken { await tokenIssued(token, activityID: activity.id) }
+                    else { await observe(activity, kind: kind.attributesType) }
+                }
+            }
+            persist()
+            kick()
+        } else {
+            log("LivelineKit: Live Activities switched off for the app")
         }
         handled()
     }

@@ -186,6 +186,28 @@ struct CoordinatorServiceTests {
         await f.stop()
     }
 
+    @Test("Live Activities switched back on: tokens that changed meanwhile without a stream element are read and sent")
+    func activitiesReenabled() async throws {
+        let f = try await KitFixture()
+        let authorization = FakeAuthorization(false)
+        let activity = FakeActivity(logicalID: "flight-1", token: newToken())
+        let kind = FakeKind(pushToStartToken: newToken(), activities: [activity])
+        let uploader = try f.uploader()
+        let coordinator = try f.coordinator(uploader, kinds: [kind], authorization: authorization)
+        await coordinator.start()
+        await uploader.drain()
+        authorization.setActivitiesEnabled(false)
+        let pts = newToken(), update = newToken()
+        kind.replacePushToStartSilently(pts)
+        activity.replaceSilently(update)
+        authorization.setActivitiesEnabled(true)
+        await coordinator.waitForEvents(2)
+        await uploader.drain()
+        #expect(try f.pushToStartToken() == pts.hex)
+        #expect(try f.activityToken("flight-1") == update.hex)
+        await f.stop()
+    }
+
     @Test("frequent updates switched on: the device is registered again with it")
     func frequentUpdatesSwitched() async throws {
         let f = try await KitFixture()

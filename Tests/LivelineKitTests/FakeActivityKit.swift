@@ -30,6 +30,9 @@ final class FakeActivity: LiveActivity {
     var pushToken: Data? { current.withLock { $0.token } }
     var activityState: LiveActivityState { current.withLock { $0.state } }
 
+    /// The current value changes, and the stream does not yield (the app was not observing).
+    func replaceSilently(_ token: Data) { current.withLock { $0.token = token } }
+
     /// ActivityKit issues or rotates the token: the current value changes and the stream yields.
     func issue(_ token: Data) {
         current.withLock { $0.token = token }
@@ -66,6 +69,8 @@ final class FakeKind: LiveActivityKind {
     var pushToStartToken: Data? { current.withLock { $0.token } }
     var activities: [any LiveActivity] { current.withLock { $0.activities.filter { !$0.activityState.isOver } } }
 
+    func replacePushToStartSilently(_ token: Data) { current.withLock { $0.token = token } }
+
     func issuePushToStart(_ token: Data) {
         current.withLock { $0.token = token }
         tokens.yield(token)
@@ -82,10 +87,15 @@ final class FakeAuthorization: LiveActivityAuthorization {
     private let enabled: Mutex<Bool>
     let frequentPushEnablementUpdates: AsyncStream<Bool>
     private let continuation: AsyncStream<Bool>.Continuation
+    let activityEnablementUpdates: AsyncStream<Bool>
+    private let enablement: AsyncStream<Bool>.Continuation
     init(_ enabled: Bool) {
         self.enabled = Mutex(enabled)
         (frequentPushEnablementUpdates, continuation) = AsyncStream.makeStream()
+        (activityEnablementUpdates, enablement) = AsyncStream.makeStream()
     }
+    /// The user switches Live Activities for the app off or on in Settings.
+    func setActivitiesEnabled(_ value: Bool) { enablement.yield(value) }
     var frequentPushesEnabled: Bool { enabled.withLock { $0 } }
     func set(_ value: Bool) {
         enabled.withLock { $0 = value }
