@@ -13,6 +13,7 @@ test: ## Build and run every test (the store's PostgreSQL half on a throw-away s
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
 	@scripts/with-postgres.sh $(SWIFT) test --skip-build
+	@if command -v node >/dev/null 2>&1; then node --test clients/react-native/test/client.test.js; else echo "node not found: clients/react-native not tested"; fi
 
 # libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.
 # libFuzzer ships with the Swift toolchain: nothing beyond the build's packages is needed.

@@ -4,10 +4,12 @@ import PackageDescription
 // Layers, arrows one way (each module lists what it may import):
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
+//     ← LivelineKit (the app side: app API client, token uploader, ActivityKit coordinator; Foundation only, builds for iOS)
 //   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
 //   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
 //     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
 //     ← LivelineSimulator (APNs + simulated iPhones: Core, UI, Crypto, HTTP2)
+//   LivelineKit, LivelineSimulator ← LivelineKitSimulator (simulated iPhones' apps run LivelineKit)
 //   LivelineSQLite (one SQLite connection, statements, migrations)
 //   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
 //     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
@@ -22,6 +24,8 @@ let package = Package(
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
+        .library(name: "LivelineKit", targets: ["LivelineKit"]),
+        .library(name: "LivelineKitSimulator", targets: ["LivelineKitSimulator"]),
         .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
@@ -47,6 +51,7 @@ let package = Package(
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
+        .target(name: "LivelineKit", dependencies: ["LivelineCore"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
         .target(name: "LivelinePostgres", dependencies: ["CLibPQ"]),
@@ -54,17 +59,19 @@ let package = Package(
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
+        .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
-            "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineStore", "LivelineService",
+            "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
             "LivelineTesting", "CJemalloc",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
+        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),

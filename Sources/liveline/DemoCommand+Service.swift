@@ -1,12 +1,15 @@
 import Foundation
 import LivelineCore
 import LivelineCrypto
+import LivelineKit
+import LivelineKitSimulator
 import LivelineSimulator
 import LivelineTesting
 import LivelineUI
 
 /// The flight tracker through the service: `liveline simulator` and `liveline serve` run as real
-/// processes on loopback; two simulated iPhones' app code registers with the service over HTTP;
+/// processes on loopback; two simulated iPhones' apps run LivelineKit (a coordinator over the
+/// phone's activities, an uploader with its queue on disk) and register with the service over HTTP;
 /// the backend starts LL 1234 by push-to-start and sends every change by logical activity id.
 extension DemoCommand {
     static let bundle = "com.example.flights"
@@ -75,17 +78,26 @@ extension DemoCommand {
         _ = try await backend.expect("POST", "/v1/apps", ["bundleID": .string(bundle), "teamID": .string(teamID), "keyID": .string(keyID), "key": .string(keyPEM), "environment": "sandbox"])
         Console.out("backend  POST /v1/apps \(bundle) (team \(teamID), key \(keyID); the .p8 is stored, never returned)")
         let appKeyJSON = try await backend.expect("POST", "/v1/keys", ["scope": "app", "name": "flight tracker app"])
-        let app = ServiceHTTPClient(baseURL: serviceURL, key: appKeyJSON["key"]?.stringValue)
         Console.out("backend  POST /v1/keys → app key \(appKeyJSON["id"]?.stringValue ?? "?") (it can only register and delete tokens)")
+        let appClient = LivelineAppClient(baseURL: URL(string: serviceURL)!, appKey: appKeyJSON["key"]?.stringValue ?? "")
+        var apps: [String: SimulatedPhoneApp] = [:]
         let devices = try await fetchJSON("devices", inspection)
+        let noActivities = try await fetchJSON("activities", inspection)
         for phone in phones {
             guard let d = devices.arrayValue?.first(where: { $0["id"]?.stringValue == phone.id }),
                   let token = d["apps"]?.arrayValue?.first?["pushToStartTokens"]?["FlightAttributes"]?.stringValue else {
                 throw CLIError(message: "the simulator has no push-to-start token on \(phone.id)")
             }
-            _ = try await app.expect("PUT", "/v1/devices/\(phone.id)", ["bundleID": .string(bundle), "iosVersion": .string(phone.ios), "userID": .string(phone.user)])
-            _ = try await app.expect("PUT", "/v1/devices/\(phone.id)/push-to-start/FlightAttributes", ["token": .string(token)])
-            Console.out("app      \(phone.name) (iOS \(phone.ios), user \(phone.user)): PUT /v1/devices/\(phone.id), push-to-start token \(prefix(token))")
+            // The phone's app at launch: LivelineKit registers the device, then its push-to-start token.
+            let phoneApp = try SimulatedPhoneApp(
+                device: DeviceRegistration(deviceID: phone.id, bundleID: bundle, iosVersion: phone.ios, userID: phone.user),
+                attributesTypes: ["FlightAttributes"], client: appClient, directory: URL(fileURLWithPath: directory + "/apps/" + phone.id))
+            apps[phone.id] = phoneApp
+            let launched = await phoneApp.launch(devices: devices, activities: noActivities, within: .seconds(10))
+            guard launched.remaining == 0, launched.dropped.isEmpty, launched.sent.count == 2 else {
+                throw CLIError(message: "\(phone.id)'s app could not register: sent \(launched.sent), dropped \(launched.dropped), \(launched.remaining) left")
+            }
+            Console.out("app      \(phone.name) (iOS \(phone.ios), user \(phone.user)): LivelineKit PUT /v1/devices/\(phone.id), push-to-start token \(prefix(token))")
         }
         let channel = try await backend.expect("POST", "/v1/channels", ["bundleID": .string(bundle)])
         let channelID = channel["channelID"]?.stringValue ?? ""
@@ -111,10 +123,14 @@ extension DemoCommand {
         // Each phone's app sees the new activity, reads the logical id from its attributes, and registers its update token.
         let activities = try await fetchJSON("activities", inspection)
         for phone in phones {
+            let looked = await apps[phone.id]!.look(devices: devices, activities: activities, within: .seconds(10))
             guard let a = activity(activities, phone: phone.id, id: activityID) else { Console.out("device   \(phone.id): no activity started"); failures += 1; continue }
             if let token = a["pushToken"]?.stringValue {
-                _ = try await app.expect("PUT", "/v1/activities/\(activityID)/tokens/\(phone.id)", ["token": .string(token)])
-                Console.out("app      \(phone.id): activity started; PUT /v1/activities/\(activityID)/tokens/\(phone.id) update token \(prefix(token))")
+                if looked.sent.contains(where: { $0.hasPrefix("token of \(phone.id) for \(activityID)") }) {
+                    Console.out("app      \(phone.id): activity started; PUT /v1/activities/\(activityID)/tokens/\(phone.id) update token \(prefix(token)) (LivelineKit)")
+                } else {
+                    Console.out("app      \(phone.id): the update token \(prefix(token)) was not registered: \(looked.dropped)"); failures += 1
+                }
             } else if let ch = a["channelID"]?.stringValue {
                 Console.out("app      \(phone.id): activity started, subscribed to channel \(ch) (no update token needed)")
             }
@@ -144,6 +160,16 @@ extension DemoCommand {
             "contentState": .object(state), "dismissalDate": .string(iso(Date().addingTimeInterval(3600)))])
         failures += try await report(backend, activityID, sendID: ended["sendID"])
         try await lockScreens(inspection, activityID)
+        // The apps see the activity ended: the update token leaves the service.
+        let endedActivities = try await fetchJSON("activities", inspection)
+        for phone in phones {
+            let looked = await apps[phone.id]!.look(devices: devices, activities: endedActivities, within: .seconds(10))
+            if looked.sent.contains(where: { $0.hasPrefix("deletion of \(phone.id)'s token for \(activityID)") }) {
+                Console.out("app      \(phone.id): activity ended; DELETE /v1/activities/\(activityID)/tokens/\(phone.id) (LivelineKit)")
+            }
+            if !looked.dropped.isEmpty || looked.remaining > 0 { Console.out("app      \(phone.id): \(looked.dropped), \(looked.remaining) left"); failures += 1 }
+            await apps[phone.id]!.stop()
+        }
 
         let summary = try await backend.expect("GET", "/v1/activities/\(activityID)")
         let counts = summary["counts"]?.objectValue ?? [:]

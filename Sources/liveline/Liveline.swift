@@ -34,6 +34,7 @@ struct Liveline {
         [
             CommandEntry(PayloadCommand.self),
             CommandEntry(LintCommand.self),
+            CommandEntry(FixturesCommand.self),
             CommandEntry(DemoCommand.self),
             CommandEntry(SendCommand.self),
             CommandEntry(BroadcastCommand.self),

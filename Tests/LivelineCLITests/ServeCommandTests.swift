@@ -97,6 +97,10 @@ struct ServeCommandTests {
         #expect(out.components(separatedBy: "push-to-start ").filter { $0.contains(": sent apns-id") }.count == 2)
         #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
         #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))
+        // The phones' apps run LivelineKit: they register themselves, and delete the token when the activity ends.
+        #expect(out.contains("LivelineKit PUT /v1/devices/iphone-16, push-to-start token "))
+        #expect(out.contains("app      iphone-12: activity ended; DELETE /v1/activities/flight-LL1234-"))
+        #expect(!out.contains("app      iphone-16: activity ended"))  // it never had an update token
         // Each change goes out twice: once on the channel, once to the iOS 17 phone's token.
         #expect(out.components(separatedBy: "service  channel ").count - 1 == 5)
         #expect(out.components(separatedBy: "service  iphone-12 token ").count - 1 == 5)

@@ -1,0 +1,81 @@
+import Foundation
+import LivelineCore
+
+/// One thing the service must learn, as the queue keeps it on disk.
+public enum UploadOperation: Sendable, Codable, Equatable {
+    /// `PUT /v1/devices/{deviceID}`.
+    case registerDevice(DeviceRegistration)
+    /// `PUT /v1/devices/{deviceID}/push-to-start/{attributesType}`.
+    case pushToStartToken(token: String, attributesType: String, deviceID: String)
+    /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`.
+    case activityToken(token: String, activityID: String, deviceID: String, attributesType: String?)
+    /// `DELETE /v1/activities/{activityID}/tokens/{deviceID}`.
+    case deleteActivityToken(activityID: String, deviceID: String)
+    /// `POST /v1/activities/{activityID}/interactions`, never coalesced.
+    case interaction(Interaction)
+    /// `POST /v1/activities/{activityID}/receipts`.
+    case receipt(activityID: String, deviceID: String, displayedAt: Date)
+
+    /// Operations with one key replace each other: only the newest is sent. An activity's token and
+    /// its deletion share a key (the newest decides); each interaction has its own.
+    var key: String {
+        switch self {
+        case .registerDevice(let d): "device|\(d.deviceID)"
+        case .pushToStartToken(_, let type, let device): "push-to-start|\(type)|\(device)"
+        case .activityToken(_, let activity, let device, _), .deleteActivityToken(let activity, let device): "activity|\(activity)|\(device)"
+        case .interaction(let i): "interaction|\(i.idempotencyKey)"
+        case .receipt(let activity, let device, _): "receipt|\(activity)|\(device)"
+        }
+    }
+
+    /// Token uploads need the device registered first (the service answers 404 `unknown-device`).
+    var needsDevice: Bool {
+        switch self {
+        case .pushToStartToken, .activityToken: true
+        default: false
+        }
+    }
+
+    /// For logs: ids and token prefixes only.
+    var summary: String {
+        switch self {
+        case .registerDevice(let d): "device \(d.deviceID)"
+        case .pushToStartToken(let t, let type, let device): "push-to-start \(type) of \(device) (\(t.tokenPrefix))"
+        case .activityToken(let t, let activity, let device, _): "token of \(device) for \(activity) (\(t.tokenPrefix))"
+        case .deleteActivityToken(let activity, let device): "deletion of \(device)'s token for \(activity)"
+        case .interaction(let i): "interaction \(i.action) on \(i.activityID) (\(i.idempotencyKey))"
+        case .receipt(let activity, let device, _): "receipt of \(device) for \(activity)"
+        }
+    }
+}
+
+/// A queued operation with its retry state.
+struct PendingUpload: Sendable, Codable, Equatable {
+    var operation: UploadOperation
+    /// Increases with every enqueue: a result is applied only if the entry was not replaced meanwhile.
+    var sequence: UInt64
+    var attempts: Int
+    var notBefore: Date
+}
+
+/// A token the service confirmed it holds.
+struct ConfirmedToken: Sendable, Codable, Equatable {
+    var token: String
+    /// The logical activity id for update tokens, nil for push-to-start tokens.
+    var activityID: String?
+    var deviceID: String
+}
+
+/// Everything the uploader keeps on disk, written atomically after each change.
+struct UploadState: Sendable, Codable {
+    static let version = 1
+    var version = UploadState.version
+    var sequence: UInt64 = 0
+    var pending: [String: PendingUpload] = [:]
+    /// What the service holds, by operation key: a token equal to it is not sent again.
+    var confirmed: [String: ConfirmedToken] = [:]
+    /// The registration the service confirmed last.
+    var device: DeviceRegistration?
+    /// Interactions the service has (newest last, bounded): the same key is never queued again.
+    var delivered: [String] = []
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LivelineCore
+import LivelineKit
+import LivelineSimulator
+
+/// The app on a simulated iPhone, running LivelineKit as an iOS app would: a coordinator over the
+/// phone's ActivityKit (`SimulatedActivityKit`), an uploader with its queue in `directory`, talking
+/// to the configured service. Each `look` hands it what the simulator shows now.
+public actor SimulatedPhoneApp {
+    public let activityKit: SimulatedActivityKit
+    public let uploader: TokenUploader
+    public let coordinator: LiveActivityCoordinator
+    private var yielded = 0
+
+    /// - Parameters:
+    ///   - device: the registration (its `deviceID` is the simulator's device id).
+    ///   - attributesTypes: the activity types the app declares.
+    ///   - client: the service, with an app key.
+    ///   - directory: the app's container (its queue and memory of activities).
+    ///   - configure: coordinator settings beyond the device (receipts, the 8-hour limit).
+    ///   - log: the app's log lines (ids and token prefixes only).
+    public init(device: DeviceRegistration, attributesTypes: [String], client: LivelineAppClient, directory: URL,
+                configure: (inout LiveActivityCoordinator.Configuration) -> Void = { _ in },
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        activityKit = SimulatedActivityKit(deviceID: device.deviceID, bundleID: device.bundleID)
+        uploader = try TokenUploader(directory: directory, client: client, deviceID: device.deviceID, environment: UploaderEnvironment(log: log))
+        var configuration = LiveActivityCoordinator.Configuration(device: device)
+        configuration.drainsAutomatically = false
+        configure(&configuration)
+        coordinator = try LiveActivityCoordinator(uploader: uploader, kinds: attributesTypes.map(activityKit.kind),
+                                                  authorization: activityKit.authorization, configuration: configuration,
+                                                  directory: directory, log: log)
+    }
+
+    /// Launches the app on what the simulator shows: registers the device and every token, and
+    /// returns once the service has them (or the budget is spent).
+    @discardableResult
+    public func launch(devices: JSONValue, activities: JSONValue, within budget: Duration = .seconds(25)) async -> TokenUploader.DrainReport {
+        activityKit.apply(devices: devices, activities: activities)
+        await coordinator.start()
+        return await uploader.drain(within: budget)
+    }
+
+    /// The app sees what changed since the last look (new activities, rotated tokens, ended
+    /// activities) through ActivityKit's streams, and sends it.
+    @discardableResult
+    public func look(devices: JSONValue, activities: JSONValue, within budget: Duration = .seconds(25)) async -> TokenUploader.DrainReport {
+        yielded += activityKit.apply(devices: devices, activities: activities)
+        await coordinator.waitForEvents(yielded)
+        return await uploader.drain(within: budget)
+    }
+
+    /// `launch` on an in-process simulator.
+    @discardableResult
+    public func launch(_ simulator: Simulator) async -> TokenUploader.DrainReport {
+        await launch(devices: simulator.devicesJSON(), activities: simulator.activitiesJSON())
+    }
+
+    /// `look` on an in-process simulator.
+    @discardableResult
+    public func look(_ simulator: Simulator) async -> TokenUploader.DrainReport {
+        await look(devices: simulator.devicesJSON(), activities: simulator.activitiesJSON())
+    }
+
+    /// Stops observing.
+    public func stop() async {
+        await coordinator.stop()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LivelineCore
+import LivelineCrypto
+import LivelineKit
+import LivelineService
+import LivelineStore
+import Synchronization
+
+/// A real `liveline serve` (in process, real HTTP on loopback, a real SQLite file in a temporary
+/// directory) with one app and an app key, plus a directory for the app's queue.
+final class KitFixture: @unchecked Sendable {
+    // Confinement: `server` is replaced only by the test's own task (restart), never concurrently.
+    static let bundle = "com.example.flights"
+    let directory: URL
+    let appDirectory: URL
+    var configuration: ServiceConfiguration
+    var server: ServiceServer?
+    let adminKey: String
+    let appKey: String
+    let clock = TestClock()
+
+    init(configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("liveline-kit-test-\(UUID().uuidString.prefix(8))")
+        appDirectory = directory.appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = ServiceConfiguration()
+        config.port = 0
+        config.database = directory.appendingPathComponent("liveline.db").path
+        config.rateLimit = 1_000_000
+        config.rateBurst = 1_000_000
+        configure(&config)
+        configuration = config
+        let server = try ServiceServer.start(config) { _ in }
+        self.server = server
+        adminKey = server.firstAdminKey!
+        let pem = try P256PrivateKey.generate().pkcs8PEM()
+        let app = try await Self.call(server.url, "POST", "/v1/apps", key: adminKey, json: [
+            "bundleID": .string(Self.bundle), "teamID": "TEAM000001", "keyID": "KEY0000001", "key": .string(pem), "environment": "sandbox"])
+        precondition(app.status == 201, "app: \(app.json)")
+        let key = try await Self.call(server.url, "POST", "/v1/keys", key: adminKey, json: ["scope": "app"])
+        appKey = key.json["key"]!.stringValue!
+    }
+
+    var url: String { server!.url }
+    var client: LivelineAppClient { LivelineAppClient(baseURL: URL(string: url)!, appKey: appKey) }
+
+    /// An uploader on the app's directory whose waits advance the test clock instead of sleeping.
+    func uploader(device: String = "phone-1", directory: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) throws -> TokenUploader {
+        let clock = self.clock
+        let environment = UploaderEnvironment(now: { clock.now }, random: { 0.5 }, sleep: { clock.advance($0) }, log: log)
+        return try TokenUploader(directory: directory ?? appDirectory, client: client, deviceID: device, environment: environment)
+    }
+
+    func coordinator(_ uploader: TokenUploader, kinds: [any LiveActivityKind], authorization: (any LiveActivityAuthorization)? = nil,
+                     configure: (inout LiveActivityCoordinator.Configuration) -> Void = { _ in }) throws -> LiveActivityCoordinator {
+        var configuration = LiveActivityCoordinator.Configuration(device: Self.device(uploader.deviceID))
+        configuration.drainsAutomatically = false
+        configure(&configuration)
+        let clock = self.clock
+        return try LiveActivityCoordinator(uploader: uploader, kinds: kinds, authorization: authorization, configuration: configuration,
+                                           directory: appDirectory, now: { clock.now })
+    }
+
+    static func device(_ id: String = "phone-1", ios: String = "18.2") -> DeviceRegistration {
+        DeviceRegistration(deviceID: id, bundleID: bundle, iosVersion: ios)
+    }
+
+    /// Stops the service (its database stays).
+    func stopServer() async {
+        await server?.stop()
+        server = nil
+    }
+
+    /// Starts a new service on the same database (a new port).
+    func startServer() throws {
+        server = try ServiceServer.start(configuration) { _ in }
+    }
+
+    func stop() async {
+        await stopServer()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: - What the service holds, read from its store
+
+    func activityToken(_ activityID: String, device: String = "phone-1") throws -> String? {
+        try server!.store.write { try $0.activityToken(activityID: activityID, deviceID: device) }?.token
+    }
+
+    func pushToStartToken(_ type: String = "FlightAttributes", device: String = "phone-1") throws -> String? {
+        try server!.store.write { try $0.pushToStartToken(deviceID: device, attributesType: type) }?.token
+    }
+
+    func deviceRecord(_ device: String = "phone-1") throws -> DeviceRecord? {
+        try server!.store.write { try $0.device(device) }
+    }
+
+    func interactions(_ activityID: String) throws -> [InteractionRecord] {
+        try server!.store.write { try $0.interactions(activityID: activityID, limit: 100) }
+    }
+
+    struct Reply { var status: Int; var json: JSONValue }
+
+    func admin(_ method: String, _ path: String, json: JSONValue? = nil) async throws -> Reply {
+        try await Self.call(url, method, path, key: adminKey, json: json)
+    }
+
+    static func call(_ base: String, _ method: String, _ path: String, key: String, json: JSONValue? = nil) async throws -> Reply {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        if let json { request.httpBody = Data(json.serialized()) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Reply(status: (response as! HTTPURLResponse).statusCode, json: (try? JSONValue.parse(Array(data))) ?? .null)
+    }
+}
+
+/// A clock tests move by hand; the uploader's waits move it too.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(_ duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        date.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+    func advance(hours: Double) { date.withLock { $0 = $0.addingTimeInterval(hours * 3600) } }
+}
+
+/// A fresh device token, as ActivityKit hands it out.
+func newToken() -> Data {
+    Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+}
+
+extension Data {
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
+}

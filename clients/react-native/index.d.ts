@@ -1,0 +1,102 @@
+// Types for @liveline/react-native (index.js). Plain JavaScript, no build step.
+
+/** Where the queue is kept: AsyncStorage, or anything with the same two methods. */
+export interface KeyValueStorage {
+  getItem(key: string): Promise<string | null>;
+  setItem(key: string, value: string): Promise<void>;
+}
+
+export interface LivelineClientOptions {
+  /** The service, e.g. `https://live.example.com`. */
+  baseURL: string;
+  /** An app key (`POST /v1/keys` with scope `app`); sent as `Authorization: Bearer`, never logged. */
+  appKey: string;
+  /** This install's stable id. */
+  deviceID: string;
+  /** The queue's storage (in memory when omitted: not for production). */
+  storage?: KeyValueStorage;
+  fetch?: typeof globalThis.fetch;
+  /** Milliseconds since 1970. */
+  now?: () => number;
+  /** A number in [0, 1) for jitter. */
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Lines with ids and token prefixes only. */
+  log?: (line: string) => void;
+}
+
+export interface DeviceRegistration {
+  bundleID: string;
+  iosVersion: string;
+  userID?: string | null;
+  frequentUpdates?: boolean;
+}
+
+export interface Interaction {
+  activityID: string;
+  action: string;
+  payload?: unknown;
+  /** Made once when the tap happens; the service delivers it once. */
+  idempotencyKey: string;
+}
+
+export type UploadOperation =
+  | { kind: 'device'; device: DeviceRegistration & { deviceID: string } }
+  | { kind: 'pushToStart'; token: string; attributesType: string; deviceID: string }
+  | { kind: 'activityToken'; token: string; activityID: string; deviceID: string; attributesType: string | null }
+  | { kind: 'deleteActivityToken'; activityID: string; deviceID: string }
+  | { kind: 'interaction'; interaction: Interaction };
+
+export interface DrainReport {
+  /** Summaries (ids and token prefixes) of what the service accepted. */
+  sent: string[];
+  /** Refused for good (a 4xx retrying cannot fix), with the error. */
+  dropped: string[];
+  remaining: number;
+  /** When to try again (ms since 1970), or null. */
+  nextAttempt: number | null;
+}
+
+export interface LivelineClient {
+  readonly deviceID: string;
+  /** Reads the stored queue (done by every other call too). */
+  load(): Promise<void>;
+  /** Points later requests at another address or key; the queue is kept. */
+  configure(changes: { baseURL?: string; appKey?: string }): void;
+  registerDevice(device: DeviceRegistration): Promise<void>;
+  setPushToStartToken(attributesType: string, token: string | null | undefined): Promise<void>;
+  setActivityToken(activityID: string, token: string | null | undefined, attributesType?: string): Promise<void>;
+  deleteActivityToken(activityID: string): Promise<void>;
+  reconcile(runningActivityIDs: Iterable<string>): Promise<void>;
+  postInteraction(interaction: Interaction): Promise<void>;
+  pending(): Promise<UploadOperation[]>;
+  drain(options?: { withinMs?: number }): Promise<DrainReport>;
+}
+
+export class LivelineError extends Error {
+  readonly request: string;
+  /** null when the service did not answer. */
+  readonly status: number | null;
+  readonly code: string | null;
+  /** The service's Retry-After, in ms, when it sent one. */
+  readonly retryAfterMs?: number;
+  readonly retryable: boolean;
+  readonly unknownDevice: boolean;
+}
+
+export function createLivelineClient(options: LivelineClientOptions): LivelineClient;
+export function memoryStorage(): KeyValueStorage;
+export function backoffDelay(attempts: number, random: number, baseMs?: number, maxMs?: number): number;
+
+type Subscription = { remove(): void } | undefined;
+export function wireVoltra(
+  addVoltraListener: (event: string, callback: (event: any) => unknown) => Subscription,
+  client: LivelineClient,
+  options?: { activityIDFor?: (activityName: string) => string | null | undefined; attributesType?: string; drain?: boolean },
+): () => void;
+
+export function wirePushTokenUpdates<S>(
+  onPushTokenUpdate: (callback: (update: { activityId: string; pushToken: string }) => unknown) => S,
+  client: LivelineClient,
+  options?: { attributesType?: string; drain?: boolean },
+): S;

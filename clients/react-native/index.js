@@ -1,0 +1,360 @@
+// The app side of `liveline serve` for React Native: plain JavaScript, no build step.
+// Same rules as LivelineKit's TokenUploader (docs/app-side.md): a persistent queue, only the newest
+// token per slot, the device before its tokens, retries with backoff and jitter, a deadline per
+// wake, interactions with an idempotency key delivered once. Logs carry ids and token prefixes only.
+
+const STORAGE_KEY = 'liveline.uploads.v1';
+const DELIVERED_LIMIT = 500;
+
+/** A call to the service failed: the status with the service's error code and message, or no answer. */
+export class LivelineError extends Error {
+  constructor(request, status, code, message) {
+    super(status == null ? `${request}: no answer from the service: ${message}` : `${request}: ${status} ${code ?? 'error'}: ${message}`);
+    this.name = 'LivelineError';
+    this.request = request;
+    this.status = status;
+    this.code = code;
+  }
+  /** No answer, 408, 429, 5xx, 401/403: worth trying again; the token is kept. */
+  get retryable() {
+    const s = this.status;
+    return s == null || s === 408 || s === 429 || s >= 500 || s === 401 || s === 403;
+  }
+  get unknownDevice() { return this.status === 404 && this.code === 'unknown-device'; }
+}
+
+/** Storage in memory, for tests; give the app AsyncStorage (getItem/setItem) instead. */
+export function memoryStorage() {
+  const map = new Map();
+  return {
+    async getItem(key) { return map.has(key) ? map.get(key) : null; },
+    async setItem(key, value) { map.set(key, value); },
+  };
+}
+
+const prefix = (token) => (token.length > 8 ? `${token.slice(0, 8)}…` : token);
+
+function keyOf(op) {
+  switch (op.kind) {
+    case 'device': return `device|${op.device.deviceID}`;
+    case 'pushToStart': return `push-to-start|${op.attributesType}|${op.deviceID}`;
+    case 'activityToken': case 'deleteActivityToken': return `activity|${op.activityID}|${op.deviceID}`;
+    case 'interaction': return `interaction|${op.interaction.idempotencyKey}`;
+    default: throw new Error(`unknown operation ${op.kind}`);
+  }
+}
+
+function summary(op) {
+  switch (op.kind) {
+    case 'device': return `device ${op.device.deviceID}`;
+    case 'pushToStart': return `push-to-start ${op.attributesType} of ${op.deviceID} (${prefix(op.token)})`;
+    case 'activityToken': return `token of ${op.deviceID} for ${op.activityID} (${prefix(op.token)})`;
+    case 'deleteActivityToken': return `deletion of ${op.deviceID}'s token for ${op.activityID}`;
+    case 'interaction': return `interaction ${op.interaction.action} on ${op.interaction.activityID} (${op.interaction.idempotencyKey})`;
+    default: return op.kind;
+  }
+}
+
+const needsDevice = (op) => op.kind === 'pushToStart' || op.kind === 'activityToken';
+
+/** Exponential from baseMs up to maxMs, the upper half random. */
+export function backoffDelay(attempts, random, baseMs = 1000, maxMs = 300000) {
+  const ceiling = Math.min(baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30), maxMs);
+  return Math.round(ceiling / 2 + (ceiling / 2) * random);
+}
+
+/**
+ * The uploader. Call `await client.load()` once at launch (it resumes the queue), then the setters,
+ * then `drain()`.
+ */
+export function createLivelineClient(options) {
+  const { deviceID, storage = memoryStorage() } = options;
+  let { baseURL, appKey } = options;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? (() => Date.now());
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const log = options.log ?? (() => {});
+  let state = { sequence: 0, pending: {}, confirmed: {}, device: null, delivered: [] };
+  let loaded = null;
+  let running = null;
+
+  async function load() {
+    if (!loaded) {
+      loaded = (async () => {
+        const text = await storage.getItem(STORAGE_KEY);
+        if (text) {
+          try { state = { ...state, ...JSON.parse(text) }; } catch (e) { log(`liveline: the stored queue did not parse (${e.message}); starting empty`); }
+        }
+      })();
+    }
+    return loaded;
+  }
+
+  async function persist() { await storage.setItem(STORAGE_KEY, JSON.stringify(state)); }
+
+  async function enqueue(op) {
+    state.sequence += 1;
+    state.pending[keyOf(op)] = { op, sequence: state.sequence, attempts: 0, notBefore: now() };
+    await persist();
+    log(`liveline: queued ${summary(op)}`);
+  }
+
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  async function enqueueToken(op) {
+    await load();
+    const key = keyOf(op);
+    if (state.confirmed[key]?.token === op.token) {
+      // Sent once: a token the service holds is not sent again.
+      if (state.pending[key]) { delete state.pending[key]; await persist(); }
+      return;
+    }
+    if (state.pending[key] && same(state.pending[key].op, op)) return;
+    await enqueue(op);
+  }
+
+  async function call(method, segments, body, headers = {}) {
+    const path = '/' + segments.map(encodeURIComponent).join('/');
+    const label = `${method} ${path}`;
+    let response;
+    try {
+      response = await fetchImpl(baseURL.replace(/\/$/, '') + path, {
+        method,
+        headers: { Authorization: `Bearer ${appKey}`, 'Content-Type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      throw new LivelineError(label, null, null, e?.cause?.code ?? e?.message ?? String(e));
+    }
+    const text = await response.text();
+    let json = null;
+    try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+    if (response.status < 200 || response.status >= 300) {
+      const error = new LivelineError(label, response.status, json?.error?.code ?? null, json?.error?.message ?? text.slice(0, 200));
+      const retryAfter = Number(response.headers.get('retry-after'));
+      if (retryAfter > 0) error.retryAfterMs = retryAfter * 1000;
+      throw error;
+    }
+    return { status: response.status, json };
+  }
+
+  async function send(op) {
+    switch (op.kind) {
+      case 'device': {
+        const d = op.device;
+        const body = { bundleID: d.bundleID, iosVersion: d.iosVersion, frequentUpdates: !!d.frequentUpdates };
+        if (d.userID) body.userID = d.userID;
+        return call('PUT', ['v1', 'devices', d.deviceID], body);
+      }
+      case 'pushToStart':
+        return call('PUT', ['v1', 'devices', op.deviceID, 'push-to-start', op.attributesType], { token: op.token });
+      case 'activityToken': {
+        const body = { token: op.token };
+        if (op.attributesType) body.attributesType = op.attributesType;
+        return call('PUT', ['v1', 'activities', op.activityID, 'tokens', op.deviceID], body);
+      }
+      case 'deleteActivityToken':
+        try { return await call('DELETE', ['v1', 'activities', op.activityID, 'tokens', op.deviceID]); } catch (e) {
+          if (e instanceof LivelineError && e.status === 404) return null; // nothing to delete: done
+          throw e;
+        }
+      case 'interaction': {
+        const i = op.interaction;
+        const body = { action: i.action, deviceID };
+        if (i.payload !== undefined) body.payload = i.payload;
+        return call('POST', ['v1', 'activities', i.activityID, 'interactions'], body, { 'Idempotency-Key': i.idempotencyKey });
+      }
+      default: throw new Error(`unknown operation ${op.kind}`);
+    }
+  }
+
+  const deviceKey = () => `device|${deviceID}`;
+  const blocked = () => state.pending[deviceKey()] != null || state.device == null;
+
+  async function succeeded(entry) {
+    const op = entry.op, key = keyOf(op);
+    if (op.kind === 'device') state.device = op.device;
+    else if (op.kind === 'pushToStart') state.confirmed[key] = { token: op.token, deviceID: op.deviceID };
+    else if (op.kind === 'activityToken') state.confirmed[key] = { token: op.token, activityID: op.activityID, deviceID: op.deviceID };
+    else if (op.kind === 'deleteActivityToken') delete state.confirmed[key];
+    else if (op.kind === 'interaction') {
+      state.delivered.push(op.interaction.idempotencyKey);
+      if (state.delivered.length > DELIVERED_LIMIT) state.delivered.splice(0, state.delivered.length - DELIVERED_LIMIT);
+    }
+    // Replaced while on the wire: the newer one stays queued.
+    if (state.pending[key]?.sequence === entry.sequence) delete state.pending[key];
+    await persist();
+  }
+
+  async function failed(entry, error, report) {
+    const op = entry.op, key = keyOf(op);
+    if (state.pending[key]?.sequence !== entry.sequence) return;
+    const retry = () => {
+      const attempts = entry.attempts + 1;
+      // The service said how long (429 over the rate limit, 503): not sooner.
+      const delay = Math.max(backoffDelay(attempts, random()), error.retryAfterMs ?? 0);
+      state.pending[key] = { ...entry, attempts, notBefore: now() + delay };
+      log(`liveline: ${summary(op)} failed (${error.message}); attempt ${attempts + 1} in ${delay} ms`);
+    };
+    if (error instanceof LivelineError && error.unknownDevice) {
+      const device = state.device ?? (state.pending[deviceKey()]?.op.device);
+      if (device) {
+        state.device = null;
+        if (!state.pending[deviceKey()]) await enqueue({ kind: 'device', device });
+      }
+      retry();
+    } else if (!(error instanceof LivelineError) || error.retryable) {
+      retry();
+    } else {
+      delete state.pending[key];
+      report.dropped.push(`${summary(op)}: ${error.message}`);
+      log(`liveline: dropped ${summary(op)}: ${error.message}`);
+    }
+    await persist();
+  }
+
+  function nextAttempt() {
+    const device = state.pending[deviceKey()]?.notBefore;
+    const isBlocked = blocked();
+    const times = Object.values(state.pending).map((e) => {
+      if (!(isBlocked && needsDevice(e.op))) return e.notBefore;
+      return device == null ? null : Math.max(device, e.notBefore);
+    }).filter((t) => t != null);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  async function run(deadline) {
+    const report = { sent: [], dropped: [], remaining: 0, nextAttempt: null };
+    for (;;) {
+      const t = now();
+      if (t >= deadline) break;
+      const isBlocked = blocked();
+      const ready = Object.values(state.pending).filter((e) => !(isBlocked && needsDevice(e.op)));
+      const due = ready.filter((e) => e.notBefore <= t)
+        .sort((a, b) => ((a.op.kind === 'device' ? 0 : 1) - (b.op.kind === 'device' ? 0 : 1)) || a.sequence - b.sequence);
+      if (due.length === 0) {
+        const next = ready.length ? Math.min(...ready.map((e) => e.notBefore)) : null;
+        if (next == null || next >= deadline) break;
+        await sleep(Math.max(1, next - t));
+        continue;
+      }
+      const entry = due[0];
+      try {
+        await send(entry.op);
+        await succeeded(entry);
+        report.sent.push(summary(entry.op));
+        log(`liveline: sent ${summary(entry.op)}`);
+      } catch (error) {
+        await failed(entry, error, report);
+      }
+    }
+    report.remaining = Object.keys(state.pending).length;
+    report.nextAttempt = nextAttempt();
+    return report;
+  }
+
+  return {
+    deviceID,
+    load,
+    /** Points later requests at another address or key; the queue is kept. */
+    configure(changes) {
+      if (changes.baseURL) baseURL = changes.baseURL;
+      if (changes.appKey) appKey = changes.appKey;
+    },
+    /** Registers or updates the device; sent before any token. */
+    async registerDevice(device) {
+      await load();
+      const registration = { deviceID, bundleID: device.bundleID, iosVersion: device.iosVersion, userID: device.userID ?? null, frequentUpdates: !!device.frequentUpdates };
+      if (same(state.device, registration) && !state.pending[deviceKey()]) return;
+      await enqueue({ kind: 'device', device: registration });
+    },
+    /** An empty or missing token is ignored: the service keeps the one it has. */
+    async setPushToStartToken(attributesType, token) {
+      if (!token) return;
+      await enqueueToken({ kind: 'pushToStart', token: token.toLowerCase(), attributesType, deviceID });
+    },
+    async setActivityToken(activityID, token, attributesType) {
+      if (!token || !activityID) return;
+      await enqueueToken({ kind: 'activityToken', token: token.toLowerCase(), activityID, deviceID, attributesType: attributesType ?? null });
+    },
+    /** The activity ended or was dismissed. */
+    async deleteActivityToken(activityID) {
+      await load();
+      const op = { kind: 'deleteActivityToken', activityID, deviceID };
+      const key = keyOf(op), pending = state.pending[key];
+      if (!state.confirmed[key] && (!pending || pending.op.kind === 'deleteActivityToken')) return;
+      await enqueue(op);
+    },
+    /** Deletes the tokens of activities that are no longer running (call at launch). */
+    async reconcile(runningActivityIDs) {
+      await load();
+      const running = new Set(runningActivityIDs);
+      const stale = new Set();
+      for (const c of Object.values(state.confirmed)) if (c.activityID && !running.has(c.activityID)) stale.add(c.activityID);
+      for (const e of Object.values(state.pending)) if (e.op.kind === 'activityToken' && !running.has(e.op.activityID)) stale.add(e.op.activityID);
+      for (const id of [...stale].sort()) await this.deleteActivityToken(id);
+    },
+    /** A tap, delivered once: a key delivered or queued is ignored. */
+    async postInteraction(interaction) {
+      await load();
+      if (!interaction.idempotencyKey) throw new Error('an interaction needs an idempotencyKey (made once, when the tap happens)');
+      const op = { kind: 'interaction', interaction };
+      if (state.delivered.includes(interaction.idempotencyKey) || state.pending[keyOf(op)]) return;
+      await enqueue(op);
+    },
+    /** What is queued, oldest first. */
+    async pending() {
+      await load();
+      return Object.values(state.pending).sort((a, b) => a.sequence - b.sequence).map((e) => e.op);
+    },
+    /** Sends what is due within `withinMs` (25 s by default); drains called together run one after another. */
+    async drain({ withinMs = 25000 } = {}) {
+      await load();
+      while (running) await running.catch(() => {});
+      const task = run(now() + withinMs).finally(() => { running = null; });
+      running = task;
+      return task;
+    },
+  };
+}
+
+/**
+ * Wires Voltra's events (`addVoltraListener` of `@use-voltra/ios-client`) to the client. Voltra
+ * names activities; `activityIDFor(activityName)` gives the logical id (by default the name itself).
+ * Returns a function that removes the listeners. Call it at launch, before anything else, headless
+ * launches included.
+ */
+export function wireVoltra(addVoltraListener, client, { activityIDFor = (name) => name, attributesType = 'VoltraAttributes', drain = true } = {}) {
+  const kick = () => { if (drain) client.drain().catch(() => {}); };
+  const subscriptions = [
+    // Each listener returns its promise (Voltra ignores it; tests await it).
+    addVoltraListener('activityPushToStartTokenReceived', (e) => client.setPushToStartToken(attributesType, e.pushToStartToken).then(kick)),
+    addVoltraListener('activityTokenReceived', (e) => {
+      const id = activityIDFor(e.activityName);
+      return id ? client.setActivityToken(id, e.pushToken, attributesType).then(kick) : Promise.resolve();
+    }),
+    addVoltraListener('stateChange', (e) => {
+      const id = activityIDFor(e.activityName);
+      const over = e.activityState === 'ended' || e.activityState === 'dismissed';
+      return id && over ? client.deleteActivityToken(id).then(kick) : Promise.resolve();
+    }),
+    addVoltraListener('interaction', (e) => {
+      const id = activityIDFor(e.source);
+      // Voltra replays queued taps when JS subscribes: the same tap makes the same key, delivered once.
+      if (!id) return Promise.resolve();
+      const idempotencyKey = `${e.source}:${e.identifier}:${e.timestamp}`;
+      return client.postInteraction({ activityID: id, action: e.identifier, payload: e.payload, idempotencyKey }).then(kick);
+    }),
+  ];
+  return () => { for (const s of subscriptions) s?.remove?.(); };
+}
+
+/**
+ * Wires the flight-tracker guide's bridge: `onPushTokenUpdate(callback)` calls back with
+ * `{activityId, pushToken}` for each new or rotated token (instead of POSTing to /register-push-token).
+ */
+export function wirePushTokenUpdates(onPushTokenUpdate, client, { attributesType, drain = true } = {}) {
+  return onPushTokenUpdate(({ activityId, pushToken }) =>
+    client.setActivityToken(activityId, pushToken, attributesType).then(() => { if (drain) client.drain().catch(() => {}); }));
+}
