@@ -63,15 +63,29 @@ import Testing
     /// After 10 requests on a connection the server answers them, then sends GOAWAY (with APNs'
     /// JSON debug data) naming the 10th as the last; everything above is resent on a new connection.
     @Test func goAwayMidLoadLosesNothing() async throws {
-        let counts = Mutex<[UInt64: Int]>([:])
+        // Per connection: requests answered, the highest stream answered, and the GOAWAY's last
+        // stream once sent. Requests can complete out of stream order (their DATA frames
+        // interleave), so the GOAWAY names the highest stream answered, and streams at or below
+        // it that complete later are still answered: that is what "last stream processed" means
+        // to the client. Nothing above it is.
+        struct Connection { var answered = 0; var highest: Int32 = 0; var last: Int32? }
+        let connections = Mutex<[UInt64: Connection]>([:])
         let answered = Mutex(0)
         let (server, pki) = try Self.start { request, responder in
-            let n = counts.withLock { c -> Int in c[request.connection.id, default: 0] += 1; return c[request.connection.id]! }
-            guard n <= 10 else { return }  // above the last stream id: never processed
+            let (answer, goAwayAt) = connections.withLock { c -> (Bool, Int32?) in
+                var entry = c[request.connection.id, default: Connection()]
+                defer { c[request.connection.id] = entry }
+                if let last = entry.last { return (request.streamID <= last, nil) }
+                entry.answered += 1
+                entry.highest = max(entry.highest, request.streamID)
+                if entry.answered == 10 { entry.last = entry.highest }
+                return (true, entry.last)
+            }
+            guard answer else { return }  // above the last stream id: never processed
             answered.withLock { $0 += 1 }
             Self.accepted(responder)
-            if n == 10 {
-                request.connection.goAway(lastStreamID: request.streamID, debugData: Array("{\"reason\":\"Shutdown\"}".utf8))
+            if let goAwayAt {
+                request.connection.goAway(lastStreamID: goAwayAt, debugData: Array("{\"reason\":\"Shutdown\"}".utf8))
             }
         }
         let client = try Self.client(server, pki, connections: 2)

@@ -43,13 +43,16 @@ struct ProcessRunnerTests {
         }
     }
 
-    @Test("a child inherits only descriptors 0, 1 and 2, even ones the test process left inheritable")
+    @Test("a child inherits only descriptors 0, 1 and 2 and its parent watch (3), even ones the test process left inheritable")
     func noInheritedDescriptors() async throws {
         let leaked = open("/dev/null", O_RDONLY)  // no O_CLOEXEC on purpose
         #expect(leaked > 2)
         defer { close(leaked) }
-        let result = try await ProcessRunner.run("/bin/sh", ["-c", "ls /proc/$$/fd"])
-        #expect(result.stdoutText.split(separator: "\n") == ["0", "1", "2"], "\(result.stdoutText)")
+        let result = try await ProcessRunner.run("/bin/sh", ["-c", "ls /proc/$$/fd; readlink /proc/$$/fd/3; echo \"$LIVELINE_PARENT_FD\""])
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.prefix(4) == ["0", "1", "2", "3"], "\(result.stdoutText)")
+        // Descriptor 3 is the read end of a pipe, named in the environment: the parent watch.
+        #expect(lines.count == 6 && lines[4].hasPrefix("pipe:") && lines[5] == "3", "\(result.stdoutText)")
     }
 
     @Test("a child starts with no standard signal blocked or ignored, whatever thread started it")
