@@ -146,8 +146,9 @@ enum BenchFaultsCommand: LivelineCommand {
         let url = try cluster.makeDatabase("liveline_instances")
         // In the short form each push waits 20 ms at the simulator, so the fan-out lasts long enough to be interrupted.
         let window = s.short ? 20 : s.inFlight
-        let rig = try FanOutRig(workspace: workspace, phones: s.tokens, logCapacity: s.tokens * 3 + 10_000, seed: s.seed,
-                                faults: s.short ? [FaultRule(.latency(0.02))] : [])
+        // 5 % 503: retries, too, are claimed by whichever instance is free, and run once.
+        let rig = try FanOutRig(workspace: workspace, phones: s.tokens, logCapacity: s.tokens * 4 + 10_000, seed: s.seed,
+                                faults: [FaultRule(.respond(.serviceUnavailable), probability: 0.05)] + (s.short ? [FaultRule(.latency(0.02))] : []))
         let admin = try rig.seed(database: url, activityIDs: ["instances"])
         var environment = rig.environment(database: url, s.serveEnvironment)
         environment["LIVELINE_MAX_IN_FLIGHT"] = String(window)
@@ -170,17 +171,25 @@ enum BenchFaultsCommand: LivelineCommand {
         restarted = try await FanOutRig.serve(environment)
         _ = try FanOutRig.waitFinal(api, "instances")
         let seconds = Date().timeIntervalSince(start)
+        // Scheduled work: an end due in two seconds, with two instances waiting for it; each phone gets it once.
+        let endAt = Date().addingTimeInterval(2)
+        _ = try api.expect("POST", "/v1/activities/instances/end", ["at": .string(ISO8601DateFormatter().string(from: endAt))])
+        _ = try FanOutRig.waitFinal(api, "instances")
         let statuses = [await a.stop(), await restarted.stop()]
         await rig.stop()
         let outcome = try rig.check(database: url, activityID: "instances")
+        let ends = try rig.check(database: url, activityID: "instances", event: "end")
+        let early = rig.simulator.log().filter { $0.event == "end" && $0.status == 200 && $0.time < endAt.addingTimeInterval(-1) }.count
         Console.out("instances      \(s.tokens) tokens, 3 instances on PostgreSQL, in \(String(format: "%.1f", seconds)) s: SIGKILL at \(atKill) answered, SIGTERM and restart of another at \(atRestart)")
         Console.out("               \(outcome)")
         Console.out("               duplicates \(outcome.duplicates), at most \(window) (the killed instance's in-flight window)")
+        Console.out("               scheduled end, two instances waiting: \(ends)\(early > 0 ? "; \(early) sent early" : "")")
         if accepted["queued"]?.numberValue != Double(s.tokens) { failures.append("instances: the update queued \(accepted["queued"]?.jsonString ?? "?"), not \(s.tokens)") }
         if killStatus != 128 + SIGKILL { failures.append("instances: the killed instance exited with \(killStatus)") }
         if atKill >= s.tokens { failures.append("instances: the fan-out finished before the kill; nothing was proved") }
         if !outcome.clean { failures.append("instances: \(outcome)") }
         if outcome.duplicates > window { failures.append("instances: \(outcome.duplicates) duplicates, more than the window \(window)") }
+        if !ends.clean || ends.duplicates > 0 || early > 0 { failures.append("instances: the scheduled end did not run once per phone: \(ends), \(early) early") }
         if stopStatus != 0 || statuses.contains(where: { $0 != 0 }) { failures.append("instances: SIGTERM exit statuses \(stopStatus), \(statuses)") }
         return failures
     }

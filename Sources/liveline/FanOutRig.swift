@@ -140,8 +140,7 @@ final class FanOutRig: @unchecked Sendable {
         var disagreeing = 0
         /// 200 answers beyond the first, per phone.
         var duplicates = 0
-        /// Streams the simulator saw for the update, and how many it answered 200.
-        var streams = 0
+        /// Pushes of the event the simulator answered 200.
         var accepted = 0
         /// Attempts the service recorded.
         var attempts = 0
@@ -150,21 +149,20 @@ final class FanOutRig: @unchecked Sendable {
         var description: String {
             "\(rows) rows: \(sent) sent, \(notFinal) not final, \(failed.count) failed\(failed.isEmpty ? "" : " (\(failed.prefix(3).joined(separator: "; ")))"), "
                 + "\(rowMismatch) phones without exactly one row, \(lost) lost, \(disagreeing) apns-ids the simulator never gave; "
-                + "simulator: \(streams) update streams, \(accepted) answered 200, \(duplicates) duplicates; service: \(attempts) attempts recorded"
+                + "simulator: \(accepted) answered 200, \(duplicates) duplicates; service: \(attempts) attempts recorded"
         }
     }
 
-    /// Reads every row of `activityID` from `database` and checks it against the simulator's log of
-    /// update pushes after position `after`: one final row per phone, `sent` with an apns-id the
+    /// Reads every row of `activityID` for `event` from `database` and checks it against the simulator's
+    /// log of those pushes after position `after`: one final row per phone, `sent` with an apns-id the
     /// simulator gave for that phone, every phone answered 200 at least once; duplicates counted.
-    func check(database: String, activityID: String, after sequence: Int = 0) throws -> Outcome {
+    func check(database: String, activityID: String, event: String = "update", after sequence: Int = 0) throws -> Outcome {
         let store = try openStore(database: database)
         defer { store.close() }
-        let rows = try store.write { try $0.deliveries(activityID: activityID, limit: tokens.count * 2 + 10) }
+        let rows = try store.write { try $0.deliveries(activityID: activityID, limit: tokens.count * 4 + 10) }.filter { $0.event == event }
         var answered: [String: [String]] = [:]
         var outcome = Outcome()
-        for record in simulator.log() where record.sequence > sequence && record.event == "update" {
-            outcome.streams += 1
+        for record in simulator.log() where record.sequence > sequence && record.event == event {
             guard record.status == 200 else { continue }
             outcome.accepted += 1
             let device = record.deliveries.first?.deviceID ?? record.path
