@@ -13,7 +13,7 @@ import LivelineTesting
 enum BenchFaultsCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline bench faults", abstract: "The fault suite: APNs faults, SIGKILL of instances on PostgreSQL, PostgreSQL stopped; nothing lost.",
-        usage: "[--short] [--pushes N] [--tokens N] [--outage-seconds S] [--in-flight N] [--seed N] [--only apns|instances|outage]",
+        usage: "[--short] [--pushes N] [--tokens N] [--goaway-every N] [--drop-every N] [--outage-seconds S] [--in-flight N] [--seed N] [--only apns|instances|outage]",
         options: [
             .init(name: "short", valueName: nil, help: "The form `make test` runs: 3000 pushes, 1500 tokens, fault periods scaled down, an outage of three 503s."),
             .init(name: "pushes", valueName: "n", help: "Tokens in the APNs-faults fan-out (default 100000)."),
