@@ -41,14 +41,19 @@ public struct FaultRule: Sendable, Hashable {
     public var skipFirst: Int
     /// Most times the rule fires (`nil`: no limit).
     public var limit: Int?
+    /// Fire on every `every`-th matching request after `skipFirst` only (request `skipFirst + every`,
+    /// `skipFirst + 2 × every`, ...): a periodic fault, such as a GOAWAY every 10,000 streams
+    /// (`nil`: every matching request is a candidate).
+    public var every: Int?
 
     /// A rule; by default it fires on every matching request.
-    public init(_ action: Action, scope: Scope = .all, probability: Double = 1, skipFirst: Int = 0, limit: Int? = nil) {
+    public init(_ action: Action, scope: Scope = .all, probability: Double = 1, skipFirst: Int = 0, limit: Int? = nil, every: Int? = nil) {
         self.action = action
         self.scope = scope
         self.probability = probability
         self.skipFirst = skipFirst
         self.limit = limit
+        self.every = every.map { max(1, $0) }
     }
 }
 
@@ -83,6 +88,7 @@ struct FaultState: Sendable {
             }
             matched[i] += 1
             if matched[i] <= rule.skipFirst { continue }
+            if let every = rule.every, (matched[i] - rule.skipFirst) % every != 0 { continue }
             if let limit = rule.limit, fired[i] >= limit { continue }
             if rule.probability < 1, rng.unit() >= rule.probability { continue }
             fired[i] += 1

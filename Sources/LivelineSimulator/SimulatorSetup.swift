@@ -17,7 +17,8 @@ import LivelineCrypto
 ///  "logCapacity": 10000, "eventCapacity": 10000, "dismissedActivityCapacity": 1000, "dismissedActivityRetention": 86400,
 ///  "retiredTokenCapacity": 10000, "authorizationCacheCapacity": 1000, "rateWindowCapacity": 10000,
 ///  "faults": [{"respond": "ServiceUnavailable", "probability": 0.1}, {"goAway": "Shutdown", "token": "ab12..."},
-///             {"latencyMs": 200}, {"dropConnection": true}, {"streamLimit": 1, "skipFirst": 10}]}
+///             {"latencyMs": 200}, {"dropConnection": true}, {"streamLimit": 1, "skipFirst": 10},
+///             {"goAway": "Shutdown", "every": 10000}]}
 /// ```
 /// Paths are relative to the file. Built-in activity types: `VoltraAttributes`, `FlightAttributes`.
 public struct SimulatorSetup: Sendable {
@@ -247,7 +248,9 @@ public struct SimulatorSetup: Sendable {
         if let t = f["token"]?.stringValue { scope = .token(t) } else if let c = f["channel"]?.stringValue { scope = .channel(c) }
         let p = f["probability"]?.numberValue ?? 1
         guard (0...1).contains(p) else { throw fail(at + ".probability", "must be between 0 and 1, got \(p)") }
-        return FaultRule(action, scope: scope, probability: p, skipFirst: Int(f["skipFirst"]?.numberValue ?? 0), limit: f["limit"]?.numberValue.map { Int($0) })
+        if let every = f["every"]?.numberValue, every < 1 { throw fail(at + ".every", "must be at least 1, got \(every)") }
+        return FaultRule(action, scope: scope, probability: p, skipFirst: Int(f["skipFirst"]?.numberValue ?? 0), limit: f["limit"]?.numberValue.map { Int($0) },
+                         every: f["every"]?.numberValue.map { Int($0) })
     }
 
     /// A provider token signed with the `.p8` key in `keyFile`, for tools that drive the simulator

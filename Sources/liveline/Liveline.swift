@@ -50,6 +50,8 @@ struct Liveline {
                 CommandEntry(BenchSimulatorCommand.self),
                 CommandEntry(BenchUICommand.self),
                 CommandEntry(BenchServiceCommand.self),
+                CommandEntry(BenchFaultsCommand.self),
+                CommandEntry(BenchScaleCommand.self),
             ]),
         ]
     }

@@ -113,6 +113,16 @@ struct FaultTests {
         #expect(f.sim.faultCounts == [2])
     }
 
+    @Test("periodic faults fire on every n-th matching request after the skipped ones")
+    func periodic() {
+        let f = Fixture()
+        f.sim.inject(FaultRule(.respond(.serviceUnavailable), skipFirst: 2, every: 3))
+        var c = f.sim.newConnection()
+        let statuses = (0..<12).map { _ in f.sim.handle(f.alertRequest(), connection: &c).status }
+        #expect(statuses == [200, 200, 200, 200, 503, 200, 200, 503, 200, 200, 503, 200])
+        #expect(f.sim.faultCounts == [3])
+    }
+
     @Test("connection faults: GOAWAY with a JSON reason, dropped connection, reset stream, latency, lowered stream limit", arguments: [
         (FaultRule.Action.goAway(.shutdown), ConnectionAction.goAway(debugData: Array(#"{"reason":"Shutdown"}"#.utf8)), 503),
         (.dropConnection, .drop, 500),
