@@ -21,7 +21,9 @@ final class Dispatcher: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
     private let state = Mutex(State())
-    /// Pipelines claiming and sending at once: while one records its verdicts the other sends.
+    /// Pipelines claiming and sending at once, each with a quarter of `maxInFlight`: while one
+    /// records its verdicts and claims again, the others keep the window full. (Two reached
+    /// 0.32–0.45× the raw client on a 100,000-token fan-out, four 0.48×; eight were no faster.)
     static let pipelines = 4
 
     init(store: any Store, configuration: ServiceConfiguration, clients: ClientRegistry, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
