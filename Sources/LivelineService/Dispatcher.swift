@@ -22,8 +22,8 @@ final class Dispatcher: Sendable {
     }
     private let state = Mutex(State())
     /// Pipelines claiming and sending at once, each with a quarter of `maxInFlight`: while one
-    /// records its verdicts and claims again, the others keep the window full. (Two reached
-    /// 0.32–0.45× the raw client on a 100,000-token fan-out, four 0.48×; eight were no faster.)
+    /// records its verdicts and claims again, the others keep the window full. (Four: 0.48× the
+    /// raw client on a 100,000-token fan-out, `liveline bench service`; eight were no faster.)
     static let pipelines = 4
 
     init(store: any Store, configuration: ServiceConfiguration, clients: ClientRegistry, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
