@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
         .executable(name: "liveline", targets: ["liveline"]),
+        .executable(name: "flight-tracker-backend", targets: ["flight-tracker-backend"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each.
@@ -89,6 +90,11 @@ let package = Package(
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
+        // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
+        // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
+        .target(name: "FlightTrackerShared", dependencies: ["LivelineCore"], path: "Examples/FlightTracker/Shared"),
+        .executableTarget(name: "flight-tracker-backend", dependencies: ["FlightTrackerShared", "LivelineCore"], path: "Examples/FlightTracker/Backend"),
+        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
     ],

@@ -1,0 +1,122 @@
+// The flight tracker's backend side: one flight's day against `liveline serve`'s admin API.
+// Start (push-to-start to an audience), the gate, a delay, boarding, the end.
+import FlightTrackerShared
+import Foundation
+import LivelineCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+enum Usage {
+    static let text = """
+        usage: flight-tracker-backend [--user ID | --device ID] [--activity ID] [--departure ISO8601]
+
+        Runs one flight's Live Activity through liveline serve: POST /v1/activities/{id}/start to the
+        audience, /update for the gate, a delay and boarding, then /end.
+
+          --user ID          the audience: a user id the app registered its device under (default: ana)
+          --device ID        the audience: one device id instead
+          --activity ID      the logical activity id (default: flight-LL1234-<departure day>)
+          --departure DATE   when LL 1234 leaves (default: two hours from now)
+          --help             this text
+
+        Environment (both required):
+          LIVELINE_URL        the service, e.g. http://127.0.0.1:8080
+          LIVELINE_ADMIN_KEY  an admin key (liveline serve prints the first one)
+
+        The service must know FlightActivityAttributes: start it with
+        LIVELINE_SCHEMA_FILES=Examples/FlightTracker/FlightActivityAttributes.schema.json.
+        """
+}
+
+struct Failure: Error { var message: String; var status: Int32 }
+
+/// Sends the admin API's requests; dates as ISO 8601, as the API takes them.
+struct Backend: Sendable {
+    var baseURL: URL
+    var key: String
+
+    func post(_ path: String, _ body: some Encodable) async throws -> String {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        request.httpBody = try encoder.encode(body)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let text = String(decoding: data, as: UTF8.self)
+        guard (200..<300).contains(status) else { throw Failure(message: "POST \(path): \(status) \(text)", status: 1) }
+        return text
+    }
+}
+
+struct Audience: Encodable { var userIDs: [String]?; var deviceIDs: [String]? }
+struct PushAlert: Encodable { var title: String; var body: String }
+struct Start: Encodable {
+    var attributesType = FlightActivityAttributes.attributesType
+    var attributes: FlightActivityAttributes
+    var contentState: FlightActivityAttributes.ContentState
+    var alert: PushAlert
+    var audience: Audience
+}
+struct Update: Encodable { var contentState: FlightActivityAttributes.ContentState; var alert: PushAlert? }
+struct End: Encodable { var contentState: FlightActivityAttributes.ContentState; var dismissalDate: Date }
+
+func run(_ args: [String], environment: [String: String]) async throws -> Int32 {
+    var options: [String: String] = [:]
+    var rest = args[...]
+    while let arg = rest.popFirst() {
+        if arg == "--help" || arg == "-h" { print(Usage.text); return 0 }
+        guard ["--user", "--device", "--activity", "--departure"].contains(arg), let value = rest.popFirst() else {
+            throw Failure(message: "unknown option or missing value: \(arg) (see --help)", status: 64)
+        }
+        options[String(arg.dropFirst(2))] = value
+    }
+    guard let url = environment["LIVELINE_URL"].flatMap(URL.init(string:)), url.scheme != nil else {
+        throw Failure(message: "LIVELINE_URL is not set (the service's URL, e.g. http://127.0.0.1:8080)", status: 64)
+    }
+    guard let key = environment["LIVELINE_ADMIN_KEY"], !key.isEmpty else {
+        throw Failure(message: "LIVELINE_ADMIN_KEY is not set (an admin key of that service)", status: 64)
+    }
+    var departure = Date().addingTimeInterval(2 * 3600)
+    if let text = options["departure"] {
+        guard let date = ISO8601DateFormatter().date(from: text) else { throw Failure(message: "--departure: not an ISO 8601 date: \(text)", status: 64) }
+        departure = date
+    }
+    let day = ISO8601DateFormatter.string(from: departure, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+    let id = options["activity"] ?? "flight-LL1234-\(day)"
+    let audience = options["device"].map { Audience(deviceIDs: [$0]) } ?? Audience(userIDs: [options["user"] ?? "ana"])
+    let backend = Backend(baseURL: url, key: key)
+    let flight = FlightActivityAttributes.example(departure: departure)
+    let story = FlightActivityAttributes.story(departure: departure)
+
+    print(try await backend.post("v1/activities/\(id)/start", Start(
+        attributes: flight, contentState: story[0].state, alert: PushAlert(title: "\(flight.flightNumber) is tracked", body: "\(flight.origin) → \(flight.destination)"), audience: audience)))
+    for step in story.dropFirst() {
+        let alert: PushAlert? = switch step.name {
+        case "gate": PushAlert(title: "Gate \(step.state.gate ?? "")", body: "\(flight.flightNumber) boards at gate \(step.state.gate ?? "")")
+        case "boarding": PushAlert(title: "Boarding", body: "\(flight.flightNumber) is boarding")
+        default: nil
+        }
+        print(try await backend.post("v1/activities/\(id)/update", Update(contentState: step.state, alert: alert)))
+    }
+    var departed = story[story.count - 1].state
+    departed.status = .departed
+    departed.isBoarding = false
+    print(try await backend.post("v1/activities/\(id)/end", End(contentState: departed, dismissalDate: Date().addingTimeInterval(15 * 60))))
+    return 0
+}
+
+do {
+    exit(try await run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+} catch let failure as Failure {
+    FileHandle.standardError.write(Data("flight-tracker-backend: \(failure.message)\n".utf8))
+    exit(failure.status)
+} catch {
+    FileHandle.standardError.write(Data("flight-tracker-backend: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,81 @@
+import FlightTrackerShared
+import Foundation
+import LivelineCore
+import LivelineTesting
+import Testing
+
+/// The flight-tracker example: its shared attributes type against what the service pushes, and
+/// its backend script's refusals.
+@Suite("Examples/FlightTracker: the shared type decodes what liveline pushes; the backend refuses missing settings")
+struct FlightTrackerExampleTests {
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let schemaFile = package.appendingPathComponent("Examples/FlightTracker/FlightActivityAttributes.schema.json")
+
+    @Test("the schema file, the type's schema and the built-in FlightAttributes describe the same JSON")
+    func schema() throws {
+        let file = try ActivitySchema(json: JSONValue.parse(Array(Data(contentsOf: Self.schemaFile))))
+        #expect(file == FlightActivityAttributes.schema)
+        #expect(FlightActivityAttributes.schema.name == FlightActivityAttributes.attributesType)
+        #expect(FlightActivityAttributes.schema.attributes == FlightAttributes.schema.attributes)
+        #expect(FlightActivityAttributes.schema.contentState == FlightAttributes.schema.contentState)
+    }
+
+    @Test("each state of the story, encoded as ActivityKit decodes it: dates in seconds since 2001, nil left out, lint-clean")
+    func story() throws {
+        let departure = try #require(ISO8601DateFormatter().date(from: "2026-12-01T18:00:00Z"))
+        let story = FlightActivityAttributes.story(departure: departure)
+        #expect(story.map(\.name) == ["start", "gate", "delay", "boarding"])
+        for step in story {
+            let json = try JSONValue(encoding: step.state)
+            #expect(FlightActivityAttributes.schema.checkContentState(json).isEmpty, "\(step.name): \(FlightActivityAttributes.schema.checkContentState(json))")
+            #expect(json["boardingTime"]?.numberValue == step.state.boardingTime.timeIntervalSinceReferenceDate)
+            #expect((json["gate"] == nil) == (step.state.gate == nil), "\(step.name): a nil gate is left out, not null")
+            #expect(try json.decode(FlightActivityAttributes.ContentState.self) == step.state)
+        }
+        var attributes = FlightActivityAttributes.example(departure: departure)
+        #expect(try JSONValue(encoding: attributes)[ActivitySchema.activityIDKey] == nil)
+        attributes.livelineActivityID = "flight-LL1234"
+        let json = try JSONValue(encoding: attributes)
+        #expect(json["departure"]?.numberValue == departure.timeIntervalSinceReferenceDate)
+        #expect(FlightActivityAttributes.schema.checkAttributes(json).isEmpty)
+        #expect(try json.decode(FlightActivityAttributes.self).livelineActivityID == "flight-LL1234", "the app's type keeps the logical id")
+    }
+
+    @Test("liveline fixtures with the example's schema: every pushed file decodes with FlightActivityAttributes")
+    func fixtures() async throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flight-tracker-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try await ProcessRunner.run(BuiltProduct.path("liveline"), ["fixtures", "--schema", Self.schemaFile.path, "--out", out.path])
+        #expect(result.status == 0, "\(result.stdoutText)\n\(result.stderrText)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.filter { $0.hasPrefix("content-state-") }.count == 3 + FlightActivityAttributes.Status.allCases.count - 1)
+        for file in files {
+            let data = try Data(contentsOf: out.appendingPathComponent(file))
+            if file.hasPrefix("attributes-") {
+                #expect(throws: Never.self, "\(file)") { _ = try JSONDecoder().decode(FlightActivityAttributes.self, from: data) }
+            } else {
+                #expect(throws: Never.self, "\(file)") { _ = try JSONDecoder().decode(FlightActivityAttributes.ContentState.self, from: data) }
+            }
+        }
+        let typical = try JSONDecoder().decode(FlightActivityAttributes.ContentState.self, from: Data(contentsOf: out.appendingPathComponent("content-state-typical.json")))
+        #expect(typical.boardingTime == ISO8601DateFormatter().date(from: "2026-12-01T18:00:00Z"))
+        let omitted = try JSONDecoder().decode(FlightActivityAttributes.ContentState.self, from: Data(contentsOf: out.appendingPathComponent("content-state-optionals-omitted.json")))
+        #expect(omitted.gate == nil)
+    }
+
+    @Test("flight-tracker-backend: --help prints usage; a missing LIVELINE_URL or LIVELINE_ADMIN_KEY exits 64, naming it")
+    func backendSettings() async throws {
+        let binary = BuiltProduct.path("flight-tracker-backend")
+        let help = try await ProcessRunner.run(binary, ["--help"], environment: [:])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.contains("usage: flight-tracker-backend"))
+        let noURL = try await ProcessRunner.run(binary, [], environment: ["LIVELINE_ADMIN_KEY": "k"])
+        #expect(noURL.status == 64)
+        #expect(noURL.stderrText.contains("LIVELINE_URL is not set"))
+        let noKey = try await ProcessRunner.run(binary, [], environment: ["LIVELINE_URL": "http://127.0.0.1:9"])
+        #expect(noKey.status == 64)
+        #expect(noKey.stderrText.contains("LIVELINE_ADMIN_KEY is not set"))
+        let unknown = try await ProcessRunner.run(binary, ["--bogus"], environment: [:])
+        #expect(unknown.status == 64)
+    }
+}
