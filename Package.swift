@@ -94,6 +94,11 @@ let package = Package(
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
         .target(name: "FlightTrackerShared", dependencies: ["LivelineCore"], path: "Examples/FlightTracker/Shared"),
         .executableTarget(name: "flight-tracker-backend", dependencies: ["FlightTrackerShared", "LivelineCore"], path: "Examples/FlightTracker/Backend"),
+        // The app's and the widget's files, under #if canImport(ActivityKit) && canImport(SwiftUI)
+        // && canImport(WidgetKit): here they are parsed (a syntax error breaks the build) and compile
+        // to nothing; an Xcode project builds them for iOS.
+        .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
+        .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
         .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineTesting"]),
         // Benchmarks: executables printing ratios against reference tools in the same run.
         .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
