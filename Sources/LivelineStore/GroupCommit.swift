@@ -34,27 +34,9 @@ final class GroupCommit: @unchecked Sendable {
     private(set) var batches = 0
     private(set) var jobs = 0
 
-    /// Commit delay: while writers overlap (the last batch carried more than one) and arrive
-    /// faster than one every `commitDelay / 2` (a moving average of the gaps between them), the
-    /// leader waits up to `commitDelay` from the start of its batch for more before it commits, so
-    /// the batch, not each writer, pays for the commit. A writer alone, or one writing in a loop,
-    /// never waits: its batches carry one job. Zero turns it off.
-    let commitDelay: Duration
-    /// The leader waits here for the next writer; `arrivals` (under `condition`) tells it came.
-    private let arrival = NSCondition()
-    private var arrivals: UInt64 = 0
-    private var leaderWaiting = false
-    private var lastArrival = ContinuousClock.now
-    /// Moving average of the gaps between writers, in seconds.
-    private var meanGap = 1.0
-    /// Whether the last batch carried more than one job.
-    private var overlapping = false
-    private var delays = 0
-
-    init(maxBatch: Int = 256, commitDelay: Duration = .zero) {
+    init(maxBatch: Int = 256) {
         precondition(maxBatch > 0, "GroupCommit: maxBatch must be positive")
         self.maxBatch = maxBatch
-        self.commitDelay = commitDelay
     }
 
     /// Queues `job` and returns once its batch has ended.
@@ -64,19 +46,8 @@ final class GroupCommit: @unchecked Sendable {
     /// - Throws: what `batch` threw (the commit failed, or the transaction could not begin): then
     ///   nothing of the batch was kept.
     func submit(_ job: Job, batch: (_ next: () -> Job?) throws -> Void) throws {
-        let now = ContinuousClock.now
         condition.lock()
         queue.append(job)
-        meanGap = 0.875 * meanGap + 0.125 * min(1, (now - lastArrival).seconds)
-        lastArrival = now
-        arrivals &+= 1
-        if leaderWaiting {
-            condition.unlock()
-            arrival.lock()
-            arrival.signal()
-            arrival.unlock()
-            condition.lock()
-        }
         while !job.finished {
             if leading {
                 condition.wait()
@@ -86,17 +57,11 @@ final class GroupCommit: @unchecked Sendable {
             condition.unlock()
             var taken: [Job] = []
             var failure: (any Error)?
-            let deadline = ContinuousClock.now + commitDelay
             do {
                 try batch {
                     condition.lock()
                     defer { condition.unlock() }
-                    guard taken.count < maxBatch else { return nil }
-                    if queue.isEmpty {
-                        guard commitDelay > .zero, overlapping, meanGap < commitDelay.seconds / 2, ContinuousClock.now < deadline else { return nil }
-                        waitForArrival(until: deadline)
-                        guard !queue.isEmpty else { return nil }
-                    }
+                    guard taken.count < maxBatch, !queue.isEmpty else { return nil }
                     let next = queue.removeFirst()
                     taken.append(next)
                     return next
@@ -117,45 +82,11 @@ final class GroupCommit: @unchecked Sendable {
             }
             batches += 1
             jobs += taken.count
-            overlapping = taken.count > 1
             leading = false
             condition.broadcast()
         }
         condition.unlock()
         if let failure = job.failure { throw failure }
-    }
-
-    /// The leader, holding `condition`, waits until a writer arrives or `deadline`; returns holding it.
-    private func waitForArrival(until deadline: ContinuousClock.Instant) {
-        let seen = arrivals
-        leaderWaiting = true
-        condition.unlock()
-        let wallDeadline = Date().addingTimeInterval((deadline - ContinuousClock.now).seconds)
-        arrival.lock()
-        while true {
-            condition.lock()
-            let arrived = arrivals != seen
-            condition.unlock()
-            if arrived || !arrival.wait(until: wallDeadline) { break }
-        }
-        arrival.unlock()
-        condition.lock()
-        leaderWaiting = false
-        delays += 1
-    }
-
-    /// Whether a leader is waiting for more writers now (for tests).
-    var isLeaderWaiting: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return leaderWaiting
-    }
-
-    /// How often a leader waited for more writers (for tests).
-    var delayCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return delays
     }
 
     /// Jobs queued and not yet taken by a leader.
@@ -173,6 +104,3 @@ final class GroupCommit: @unchecked Sendable {
     }
 }
 
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

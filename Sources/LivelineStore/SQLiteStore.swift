@@ -8,11 +8,7 @@ import LivelineSQLite
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let lock = NSLock()
     private let database: SQLiteDatabase
-    /// Batches form when writers overlap, without a commit delay: measured with `liveline bench
-    /// service` on 2 cores, a 300 µs delay cut `/healthz` (a read per request) from 25.8k to 8.9k
-    /// answers a second and registrations from 7.6–9.1k to 5.9–6.0k, because the waiting leader
-    /// idles its HTTP thread.
-    private let group = GroupCommit(commitDelay: .zero)
+    private let group = GroupCommit()
     public let location: String
 
     /// Opens (or creates) the database at `path` and applies the migrations it lacks.
