@@ -91,7 +91,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
 /// The store's operations on one open transaction, in PostgreSQL's dialect; each does what
 /// `SQLiteTransaction`'s method of the same name does.
-struct PostgresTransaction: StoreTransaction {
+struct PostgresTransaction: StoreTransaction, RecordDecoding {
     let db: PostgresConnection
 
     // MARK: Keys
@@ -125,10 +125,6 @@ struct PostgresTransaction: StoreTransaction {
 
     func apps() throws -> [AppRecord] { try db.query("SELECT * FROM apps ORDER BY bundle_id", []).map(appRecord) }
 
-    private func appRecord(_ row: PostgresRow) -> AppRecord {
-        AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
-                  keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"))
-    }
 
     // MARK: Devices and tokens
 
@@ -158,10 +154,6 @@ struct PostgresTransaction: StoreTransaction {
         return try db.run("DELETE FROM devices WHERE device_id = $1", [.text(deviceID)]) > 0
     }
 
-    private func deviceRecord(_ row: PostgresRow) -> DeviceRecord {
-        DeviceRecord(deviceID: row.string("device_id") ?? "", bundleID: row.string("bundle_id") ?? "", iosVersion: row.string("ios_version") ?? "",
-                     userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"))
-    }
 
     func setPushToStartToken(_ token: TokenRecord) throws {
         try db.run("""
@@ -391,11 +383,6 @@ struct PostgresTransaction: StoreTransaction {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox GROUP BY state", []))
     }
 
-    private func counts(_ rows: [PostgresRow]) -> [DeliveryState: Int] {
-        var result: [DeliveryState: Int] = [:]
-        for row in rows { if let s = row.string("state").flatMap(DeliveryState.init(rawValue:)) { result[s] = row.int("n") ?? 0 } }
-        return result
-    }
 
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
         try count("SELECT count(*) AS n FROM outbox WHERE activity_id = $1 AND device_id = $2 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $3",
@@ -425,14 +412,6 @@ struct PostgresTransaction: StoreTransaction {
             """, [time(at), .text(activityID), .text(deviceID)]) > 0
     }
 
-    private func deliveryRecord(_ row: PostgresRow) -> DeliveryRecord {
-        DeliveryRecord(
-            id: row.int64("id") ?? 0, sendID: row.int64("send_id") ?? 0, activityID: row.string("activity_id") ?? "", event: row.string("event") ?? "",
-            deviceID: row.string("device_id"), target: DeliveryTarget(rawValue: row.string("target") ?? "") ?? .token, token: row.string("token") ?? "",
-            priority: row.int("priority") ?? 10, note: row.string("note"), state: DeliveryState(rawValue: row.string("state") ?? "") ?? .queued,
-            attempts: row.int("attempts") ?? 0, nextAttemptAt: date(row, "next_attempt_at"), apnsID: row.string("apns_id"), status: row.int("status"),
-            reason: row.string("reason"), displayedAt: optionalDate(row, "displayed_at"), updatedAt: date(row, "updated_at"))
-    }
 
     // MARK: Channels
 
@@ -460,10 +439,6 @@ struct PostgresTransaction: StoreTransaction {
         try count("SELECT count(*) AS n FROM channels WHERE bundle_id = $1", [.text(bundleID)])
     }
 
-    private func channelRecord(_ row: PostgresRow) -> ChannelRecord {
-        ChannelRecord(channelID: row.string("channel_id") ?? "", bundleID: row.string("bundle_id") ?? "",
-                      storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"))
-    }
 
     // MARK: Idempotency
 
@@ -510,26 +485,14 @@ struct PostgresTransaction: StoreTransaction {
                    [.text(state), .integer(Int64(attempts)), time(nextAttemptAt), .from(error), .integer(id)])
     }
 
-    private func interactionRecord(_ row: PostgresRow) -> InteractionRecord {
-        InteractionRecord(
-            id: row.int64("id") ?? 0, activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id"),
-            idempotencyKey: row.string("idempotency_key") ?? "", body: row.bytes("body") ?? [], createdAt: date(row, "created_at"),
-            webhookState: row.string("webhook_state") ?? "pending", attempts: row.int("attempts") ?? 0,
-            nextAttemptAt: date(row, "next_attempt_at"), lastError: row.string("last_error"))
-    }
 
     // MARK: Helpers
 
     /// A token row; `scope` names the column holding the attributes type or the activity id.
-    private func tokenRecord(_ row: PostgresRow, scope: String) -> TokenRecord {
-        TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
-    }
 
     private func count(_ sql: String, _ bindings: [PostgresValue]) throws -> Int {
         try db.queryOne(sql, bindings)?.int("n") ?? 0
     }
 
     private func time(_ date: Date) -> PostgresValue { .real(date.timeIntervalSince1970) }
-    private func date(_ row: PostgresRow, _ column: String) -> Date { Date(timeIntervalSince1970: row.double(column) ?? 0) }
-    private func optionalDate(_ row: PostgresRow, _ column: String) -> Date? { row.double(column).map { Date(timeIntervalSince1970: $0) } }
 }

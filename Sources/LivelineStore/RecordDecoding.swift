@@ -1,0 +1,70 @@
+import Foundation
+import LivelinePostgres
+import LivelineSQLite
+
+/// What a store reads from a result row, whichever database it came from, so that one decoder
+/// per record serves both stores (the SQL differs by dialect; the columns do not).
+protocol StoreRow {
+    func string(_ column: String) -> String?
+    func int(_ column: String) -> Int?
+    func int64(_ column: String) -> Int64?
+    func double(_ column: String) -> Double?
+    func bytes(_ column: String) -> [UInt8]?
+}
+
+extension SQLiteRow: StoreRow {
+    func bytes(_ column: String) -> [UInt8]? { blob(column) }
+}
+
+extension PostgresRow: StoreRow {}
+
+/// The records decoded from rows, shared by `SQLiteTransaction` and `PostgresTransaction`.
+/// Times are stored as seconds since 1970 in both.
+protocol RecordDecoding {}
+
+extension RecordDecoding {
+    func appRecord(_ row: some StoreRow) -> AppRecord {
+        AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
+                  keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"))
+    }
+
+    func deviceRecord(_ row: some StoreRow) -> DeviceRecord {
+        DeviceRecord(deviceID: row.string("device_id") ?? "", bundleID: row.string("bundle_id") ?? "", iosVersion: row.string("ios_version") ?? "",
+                     userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"))
+    }
+
+    func channelRecord(_ row: some StoreRow) -> ChannelRecord {
+        ChannelRecord(channelID: row.string("channel_id") ?? "", bundleID: row.string("bundle_id") ?? "",
+                      storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"))
+    }
+
+    func interactionRecord(_ row: some StoreRow) -> InteractionRecord {
+        InteractionRecord(
+            id: row.int64("id") ?? 0, activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id"),
+            idempotencyKey: row.string("idempotency_key") ?? "", body: row.bytes("body") ?? [], createdAt: date(row, "created_at"),
+            webhookState: row.string("webhook_state") ?? "pending", attempts: row.int("attempts") ?? 0,
+            nextAttemptAt: date(row, "next_attempt_at"), lastError: row.string("last_error"))
+    }
+
+    func tokenRecord(_ row: some StoreRow, scope: String) -> TokenRecord {
+        TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
+    }
+
+    func deliveryRecord(_ row: some StoreRow) -> DeliveryRecord {
+        DeliveryRecord(
+            id: row.int64("id") ?? 0, sendID: row.int64("send_id") ?? 0, activityID: row.string("activity_id") ?? "", event: row.string("event") ?? "",
+            deviceID: row.string("device_id"), target: DeliveryTarget(rawValue: row.string("target") ?? "") ?? .token, token: row.string("token") ?? "",
+            priority: row.int("priority") ?? 10, note: row.string("note"), state: DeliveryState(rawValue: row.string("state") ?? "") ?? .queued,
+            attempts: row.int("attempts") ?? 0, nextAttemptAt: date(row, "next_attempt_at"), apnsID: row.string("apns_id"), status: row.int("status"),
+            reason: row.string("reason"), displayedAt: optionalDate(row, "displayed_at"), updatedAt: date(row, "updated_at"))
+    }
+
+    func counts(_ rows: [some StoreRow]) -> [DeliveryState: Int] {
+        var result: [DeliveryState: Int] = [:]
+        for row in rows { if let s = row.string("state").flatMap(DeliveryState.init(rawValue:)) { result[s] = row.int("n") ?? 0 } }
+        return result
+    }
+
+    func date(_ row: some StoreRow, _ column: String) -> Date { Date(timeIntervalSince1970: row.double(column) ?? 0) }
+    func optionalDate(_ row: some StoreRow, _ column: String) -> Date? { row.double(column).map { Date(timeIntervalSince1970: $0) } }
+}
