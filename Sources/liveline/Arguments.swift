@@ -130,6 +130,16 @@ struct Arguments {
         return v
     }
 
+    /// An option that must be one of `choices`, with a usage error listing them otherwise.
+    func choice(_ name: String, among choices: [String]) throws(UsageError) -> String? {
+        guard let text = value(name) else { return nil }
+        guard choices.contains(text) else {
+            let list = choices.count > 1 ? choices.dropLast().joined(separator: ", ") + " or " + choices.last! : choices.joined()
+            throw UsageError(message: "'--\(name)' must be \(list), got '\(text)'", helpPath: spec.path)
+        }
+        return text
+    }
+
     func usageError(_ message: String) -> UsageError { UsageError(message: message, helpPath: spec.path) }
 }
 

@@ -76,10 +76,7 @@ enum BenchFaultsCommand: LivelineCommand {
         guard s.pushes > 0, s.tokens >= 8, s.goAwayEvery > 1, s.dropEvery > 1, s.outageSeconds >= 0, (1...100_000).contains(s.inFlight) else {
             throw arguments.usageError("'--pushes', '--goaway-every', '--drop-every' and '--in-flight' must be positive, '--tokens' at least 8")
         }
-        let only = arguments.value("only")
-        if let only, !["apns", "instances", "outage"].contains(only) {
-            throw arguments.usageError("'--only' must be apns, instances or outage, got '\(only)'")
-        }
+        let only = try arguments.choice("only", among: ["apns", "instances", "outage"])
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         Console.out("liveline bench faults\(s.short ? " --short" : ""): \(ProcessInfo.processInfo.activeProcessorCount) cores, seed \(s.seed), maxInFlight \(s.inFlight)")

@@ -33,8 +33,7 @@ enum BenchScaleCommand: LivelineCommand {
         let cycles = try arguments.int("cycles") ?? 100_000
         let batch = try arguments.int("batch") ?? 250
         guard fanout > 0, cycles > 0, batch > 0 else { throw arguments.usageError("'--fanout', '--cycles' and '--batch' must be positive") }
-        let only = arguments.value("only")
-        if let only, !["fanout", "outbox"].contains(only) { throw arguments.usageError("'--only' must be fanout or outbox, got '\(only)'") }
+        let only = try arguments.choice("only", among: ["fanout", "outbox"])
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         let cluster = try PostgresCluster.start()

@@ -35,18 +35,15 @@ enum BenchServiceCommand: LivelineCommand {
         let fanout = try arguments.int("fanout") ?? 100_000
         let tokens = try arguments.int("tokens") ?? 1_000_000
         let seconds = try arguments.int("seconds") ?? 5
-        threads = try arguments.int("threads") ?? ServiceConfiguration().threads
+        let threads = try arguments.int("threads") ?? ServiceConfiguration().threads
         guard fanout > 0, tokens > 0, seconds > 0, (1...64).contains(threads) else {
             throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive, '--threads' from 1 to 64")
         }
-        let only = arguments.value("only")
-        if let only, !["registrations", "fanout", "memory"].contains(only) {
-            throw arguments.usageError("'--only' must be registrations, fanout or memory, got '\(only)'")
-        }
+        let only = try arguments.choice("only", among: ["registrations", "fanout", "memory"])
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         Console.out("liveline bench service: \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(SQLiteStore.libraryVersion)")
-        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds) }
+        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds, threads: threads) }
         if only == nil || only == "fanout" { try await fanOut(workspace, count: fanout) }
         if only == nil || only == "memory" { try await memory(workspace, tokens: tokens, seconds: seconds) }
         return 0
@@ -55,11 +52,10 @@ enum BenchServiceCommand: LivelineCommand {
     // MARK: - Registrations
 
     static let devices = 10_000
-    /// The service's HTTP threads (`--threads`).
-    nonisolated(unsafe) static var threads = ServiceConfiguration().threads
 
     /// A service on a fresh database with `devices` devices and an admin key; returns it and the key.
-    static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000) throws -> (ServiceServer, String) {
+    static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000,
+                        threads: Int = ServiceConfiguration().threads) throws -> (ServiceServer, String) {
         var config = ServiceConfiguration()
         config.port = 0
         config.database = workspace.directory.appendingPathComponent("\(name).db").path
@@ -118,8 +114,8 @@ enum BenchServiceCommand: LivelineCommand {
         return (rate, non2xx, requests > 0 ? cpu * 1e6 / requests : 0)
     }
 
-    static func registrations(_ workspace: BenchWorkspace, seconds: Int) async throws {
-        let (server, key) = try service(workspace, name: "registrations")
+    static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int) async throws {
+        let (server, key) = try service(workspace, name: "registrations", threads: threads)
         defer { Task { await server.stop() } }
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
         let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
