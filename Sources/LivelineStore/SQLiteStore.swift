@@ -375,29 +375,32 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
     }
 
     func releaseExpiredLeases(now: Date) throws -> Int {
-        try release("lease_until < ?", [.real(now.timeIntervalSince1970)], now: now)
+        try release(expiredOnly: true, now: now)
     }
 
     func releaseAllLeases(now: Date) throws -> Int {
-        try release("1", [], now: now)
+        try release(expiredOnly: false, now: now)
     }
 
-    /// Queues the `sending` rows that `condition` selects again, except an update to a token
+    /// Queues the `sending` rows (with `expiredOnly`, those past their lease) again, except an update to a token
     /// that a newer update for the same activity and device replaced while it was on the wire
     /// (waiting, or released with it): that one is superseded, as it would have been had it still
     /// been waiting. Queuing it would break the rule of one waiting update per activity and
     /// device, and fail the claim that releases it.
-    private func release(_ condition: String, _ bindings: [SQLiteValue], now: Date) throws -> Int {
+    private func release(expiredOnly: Bool, now: Date) throws -> Int {
         let t = SQLiteValue.real(now.timeIntervalSince1970)
+        // The rows released: `sending`, and with `expiredOnly` past their lease (for a row alias).
+        func released(_ alias: String) -> String { "\(alias).state = 'sending'" + (expiredOnly ? " AND \(alias).lease_until < ?" : "") }
+        let lease: [SQLiteValue] = expiredOnly ? [t] : []
         let superseded = try db.run("""
             UPDATE outbox SET state = 'superseded', reason = 'a newer update replaced it', lease_until = NULL, updated_at = ?
-            WHERE state = 'sending' AND \(condition) AND event = 'update' AND target = 'token' AND (
+            WHERE \(released("outbox")) AND event = 'update' AND target = 'token' AND (
                 EXISTS (SELECT 1 FROM outbox w WHERE w.activity_id = outbox.activity_id AND w.device_id = outbox.device_id
                         AND w.state IN ('queued', 'retrying') AND w.event = 'update' AND w.target = 'token')
-                OR EXISTS (SELECT 1 FROM outbox n WHERE n.state = 'sending' AND \(condition.replacingOccurrences(of: "lease_until", with: "n.lease_until"))
+                OR EXISTS (SELECT 1 FROM outbox n WHERE \(released("n"))
                         AND n.event = 'update' AND n.target = 'token' AND n.activity_id = outbox.activity_id AND n.device_id = outbox.device_id AND n.id > outbox.id))
-            """, [t] + bindings + bindings)
-        let queued = try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE state = 'sending' AND \(condition)", [t] + bindings)
+            """, [t] + lease + lease)
+        let queued = try db.run("UPDATE outbox SET state = 'queued', lease_until = NULL, updated_at = ? WHERE \(released("outbox"))", [t] + lease)
         return superseded + queued
     }
 

@@ -303,13 +303,7 @@ enum BenchFaultsCommand: LivelineCommand {
 extension CurlClient {
     /// The status and JSON answer of `method path` with `body`, whatever the status.
     func call(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> (status: Int, json: JSONValue) {
-        var arguments = ["-sS", "-X", method, "-H", "@\(headerFile)", "-w", "\n%{http_code}", baseURL + path]
-        if let body { arguments += ["--data-binary", String(decoding: body.serialized(), as: UTF8.self)] }
-        let out = try BenchWorkspace.tool("/usr/bin/curl", arguments)
-        guard let split = out.lastIndex(of: "\n"), let status = Int(out[out.index(after: split)...]) else {
-            throw CLIError(message: "curl printed no status for \(method) \(path): \(out.suffix(300))")
-        }
-        let text = out[..<split]
+        let (status, text) = try exchange(method, path, body)
         return (status, (try? JSONValue.parse(Array(text.utf8))) ?? .string(String(text)))
     }
 }

@@ -280,14 +280,19 @@ struct CurlClient {
 
     /// The JSON answer of `method path` with `body`; a status outside 200–299 is an error naming it.
     func expect(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> JSONValue {
+        let (status, text) = try exchange(method, path, body)
+        guard (200..<300).contains(status) else { throw CLIError(message: "\(method) \(path) answered \(status): \(text.prefix(300))") }
+        return try JSONValue.parse(Array(text.utf8))
+    }
+
+    /// The status and body of `method path` with `body`, whatever the status.
+    func exchange(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> (status: Int, body: Substring) {
         var arguments = ["-sS", "-X", method, "-H", "@\(headerFile)", "-w", "\n%{http_code}", baseURL + path]
         if let body { arguments += ["--data-binary", String(decoding: body.serialized(), as: UTF8.self)] }
         let out = try BenchWorkspace.tool("/usr/bin/curl", arguments)
         guard let split = out.lastIndex(of: "\n"), let status = Int(out[out.index(after: split)...]) else {
             throw CLIError(message: "curl printed no status for \(method) \(path): \(out.suffix(300))")
         }
-        let text = out[..<split]
-        guard (200..<300).contains(status) else { throw CLIError(message: "\(method) \(path) answered \(status): \(text.prefix(300))") }
-        return try JSONValue.parse(Array(text.utf8))
+        return (status, out[..<split])
     }
 }
