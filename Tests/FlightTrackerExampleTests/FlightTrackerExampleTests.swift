@@ -63,7 +63,7 @@ struct FlightTrackerExampleTests {
         #expect(omitted.gate == nil)
     }
 
-    @Test("flight-tracker-backend: --help prints usage; a missing LIVELINE_URL or LIVELINE_ADMIN_KEY exits 64, naming it")
+    @Test("flight-tracker-backend: --help prints usage; a missing LIVELINE_URL or LIVELINE_ADMIN_KEY, or a bad --token-wait, exits 64, naming it")
     func backendSettings() async throws {
         let binary = BuiltProduct.path("flight-tracker-backend")
         let help = try await ProcessRunner.run(binary, ["--help"], environment: [:])
@@ -77,5 +77,11 @@ struct FlightTrackerExampleTests {
         #expect(noKey.stderrText.contains("LIVELINE_ADMIN_KEY is not set"))
         let unknown = try await ProcessRunner.run(binary, ["--bogus"], environment: [:])
         #expect(unknown.status == 64)
+        let settings = ["LIVELINE_URL": "http://127.0.0.1:9", "LIVELINE_ADMIN_KEY": "k"]
+        for wait in ["soon", "-1", "7200"] {
+            let bad = try await ProcessRunner.run(binary, ["--token-wait", wait], environment: settings)
+            #expect(bad.status == 64, "--token-wait \(wait)")
+            #expect(bad.stderrText.contains("--token-wait: not a number of seconds from 0 to 3600: \(wait)"))
+        }
     }
 }

@@ -9,15 +9,21 @@ import FoundationNetworking
 
 enum Usage {
     static let text = """
-        usage: flight-tracker-backend [--user ID | --device ID] [--activity ID] [--departure ISO8601]
+        usage: flight-tracker-backend [--user ID | --device ID] [--activity ID] [--departure ISO8601] [--token-wait SECONDS]
 
         Runs one flight's Live Activity through liveline serve: POST /v1/activities/{id}/start to the
         audience, /update for the gate, a delay and boarding, then /end.
+
+        An update reaches the phones that registered the activity's update token, and a phone can only
+        do that once the start has reached it. A real flight has hours between the start and the gate;
+        this script has none, so after the start it waits (GET /v1/activities/{id}) until a phone has
+        registered its token, at most --token-wait seconds.
 
           --user ID          the audience: a user id the app registered its device under (default: ana)
           --device ID        the audience: one device id instead
           --activity ID      the logical activity id (default: flight-LL1234-<departure day>)
           --departure DATE   when LL 1234 leaves (default: two hours from now)
+          --token-wait SECS  how long to wait for an update token after the start (default 30; 0: do not wait)
           --help             this text
 
         Environment (both required):
@@ -39,18 +45,43 @@ struct Backend: Sendable {
     func post(_ path: String, _ body: some Encodable) async throws -> String {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
         request.httpBody = try encoder.encode(body)
+        return String(decoding: try await send(request), as: UTF8.self)
+    }
+
+    /// `GET path` decoded as `T`.
+    func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = "GET"
+        return try JSONDecoder().decode(T.self, from: try await send(request))
+    }
+
+    private func send(_ request: URLRequest) async throws -> Data {
+        var request = request
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let text = String(decoding: data, as: UTF8.self)
-        guard (200..<300).contains(status) else { throw Failure(message: "POST \(path): \(status) \(text)", status: 1) }
-        return text
+        guard (200..<300).contains(status) else {
+            throw Failure(message: "\(request.httpMethod ?? "?") \(request.url?.path ?? "?"): \(status) \(String(decoding: data, as: UTF8.self))", status: 1)
+        }
+        return data
+    }
+
+    /// Waits until the activity has at least one update token, or `seconds` have passed; the
+    /// number of tokens it has then.
+    func waitForTokens(_ id: String, seconds: Double) async throws -> Int {
+        struct Activity: Decodable { struct Token: Decodable { var deviceID: String }; var tokens: [Token] }
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let tokens = try await get("v1/activities/\(id)", as: Activity.self).tokens.count
+            if tokens > 0 || Date() >= deadline { return tokens }
+            try await Task.sleep(for: .milliseconds(200))
+        }
     }
 }
 
@@ -71,7 +102,7 @@ func run(_ args: [String], environment: [String: String]) async throws -> Int32 
     var rest = args[...]
     while let arg = rest.popFirst() {
         if arg == "--help" || arg == "-h" { print(Usage.text); return 0 }
-        guard ["--user", "--device", "--activity", "--departure"].contains(arg), let value = rest.popFirst() else {
+        guard ["--user", "--device", "--activity", "--departure", "--token-wait"].contains(arg), let value = rest.popFirst() else {
             throw Failure(message: "unknown option or missing value: \(arg) (see --help)", status: 64)
         }
         options[String(arg.dropFirst(2))] = value
@@ -87,6 +118,13 @@ func run(_ args: [String], environment: [String: String]) async throws -> Int32 
         guard let date = ISO8601DateFormatter().date(from: text) else { throw Failure(message: "--departure: not an ISO 8601 date: \(text)", status: 64) }
         departure = date
     }
+    var tokenWait = 30.0
+    if let text = options["token-wait"] {
+        guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+            throw Failure(message: "--token-wait: not a number of seconds from 0 to 3600: \(text)", status: 64)
+        }
+        tokenWait = seconds
+    }
     let day = ISO8601DateFormatter.string(from: departure, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
     let id = options["activity"] ?? "flight-LL1234-\(day)"
     let audience = options["device"].map { Audience(deviceIDs: [$0]) } ?? Audience(userIDs: [options["user"] ?? "ana"])
@@ -96,6 +134,11 @@ func run(_ args: [String], environment: [String: String]) async throws -> Int32 
 
     print(try await backend.post("v1/activities/\(id)/start", Start(
         attributes: flight, contentState: story[0].state, alert: PushAlert(title: "\(flight.flightNumber) is tracked", body: "\(flight.origin) → \(flight.destination)"), audience: audience)))
+    if tokenWait > 0 {
+        print("waiting up to \(Int(tokenWait)) s for a phone to register its update token for \(id)")
+        let tokens = try await backend.waitForTokens(id, seconds: tokenWait)
+        print(tokens == 0 ? "no update token registered: the updates reach no phone" : "\(tokens) update token(s) registered")
+    }
     for step in story.dropFirst() {
         let alert: PushAlert? = switch step.name {
         case "gate": PushAlert(title: "Gate \(step.state.gate ?? "")", body: "\(flight.flightNumber) boards at gate \(step.state.gate ?? "")")

@@ -1,0 +1,115 @@
+import FlightTrackerShared
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LivelineCore
+import LivelineKit
+import LivelineKitSimulator
+import LivelineService
+import LivelineSimulator
+import LivelineTesting
+import Testing
+
+/// The example's backend script, run as a real process against a real `liveline serve` (SQLite,
+/// HTTP on loopback) that pushes over HTTP/2 to the simulator, where a simulated iPhone's app runs
+/// LivelineKit and registers its device, its push-to-start token and the update token it is given.
+@Suite("Examples/FlightTracker: flight-tracker-backend runs the flight's day against a real service and a phone")
+struct BackendEndToEndTests {
+    static let bundle = "com.example.flights"
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("start by push-to-start to user ana, gate, delay, boarding, end: the phone shows each, the service records each as sent")
+    func flightDay() async throws {
+        let directory = NSTemporaryDirectory() + "liveline-example-e2e-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let generated = try SimulatorSetup.generated(in: directory)
+        var setup = generated.setup
+        setup.devices = []
+        setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
+        let simulator = try setup.makeSimulator()
+        _ = simulator.addDevice(name: "iPhone 16", osVersion: "18.2", id: "ana-iphone")
+        _ = try simulator.install(Self.bundle, on: "ana-iphone", activityTypes: [.schema(FlightActivityAttributes.schema)])
+        let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
+
+        var config = ServiceConfiguration()
+        config.port = 0
+        config.database = directory + "/liveline.db"
+        config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
+        config.caFile = simulatorServer.caFile
+        config.schemaFiles = [Self.package.appendingPathComponent("Examples/FlightTracker/FlightActivityAttributes.schema.json").path]
+        let server = try ServiceServer.start(config) { _ in }
+        let admin = try #require(server.firstAdminKey)
+        let pem = String(decoding: try #require(FileManager.default.contents(atPath: generated.keyFile)), as: UTF8.self)
+        #expect(try await Self.call(server.url, "POST", "/v1/apps", key: admin, json: [
+            "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID),
+            "key": .string(pem), "environment": "sandbox"]).status == 201)
+        let appKey = try #require(try await Self.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]?.stringValue)
+
+        // Ana's phone launches the app: LivelineKit registers the device under her user id and its push-to-start token.
+        let app = try SimulatedPhoneApp(
+            device: DeviceRegistration(deviceID: "ana-iphone", bundleID: Self.bundle, iosVersion: "18.2", userID: "ana"),
+            attributesTypes: [FlightActivityAttributes.attributesType],
+            client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey), directory: URL(fileURLWithPath: directory + "/app"))
+        let launched = await app.launch(simulator)
+        #expect(launched.remaining == 0 && launched.dropped.isEmpty, "\(launched)")
+
+        // The backend script, a real process; while it runs, the phone's app looks at what ActivityKit gives it.
+        let departureDate = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 2 * 3600) / 60).rounded(.down) * 60)
+        let departure = ISO8601DateFormatter().string(from: departureDate)
+        let id = "flight-LL1234-" + ISO8601DateFormatter.string(from: departureDate, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let backend = try RunningProcess.start(BuiltProduct.path("flight-tracker-backend"), ["--user", "ana", "--departure", departure],
+                                               environment: ["LIVELINE_URL": server.url, "LIVELINE_ADMIN_KEY": admin, "PATH": "/usr/bin:/bin"],
+                                               keepStandardError: true)
+        var registered = false
+        while backend.isRunning {
+            if !registered, simulator.activities().contains(where: { $0.deviceID == "ana-iphone" }) {
+                let looked = await app.look(simulator)
+                registered = looked.sent.contains { $0.hasPrefix("token of ana-iphone") }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let status = await backend.exitStatus()
+        let output = backend.standardOutput
+        #expect(status == 0, "\(output)")
+        #expect(registered, "the app registered the update token it was given")
+        #expect(output.contains("1 update token(s) registered"), "\(output)")
+
+        // The service: every push of the day reached a final state, sent, to the token the app registered.
+        let settled = try await Self.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin).json
+        let deliveries = settled["deliveries"]?.arrayValue ?? []
+        #expect(deliveries.map { $0["event"]?.stringValue ?? "?" }.sorted() == ["end", "start", "update", "update", "update"], "\(deliveries)")
+        #expect(deliveries.allSatisfy { $0["state"]?.stringValue == "sent" }, "\(deliveries)")
+
+        // The phone: one activity for the logical id, ended, showing the departed state the script sent last.
+        let activities = simulator.activities().filter { $0.deviceID == "ana-iphone" }
+        #expect(activities.count == 1)
+        let activity = try #require(activities.first)
+        let attributes = try activity.attributes.decode(FlightActivityAttributes.self)
+        #expect(attributes.livelineActivityID == id)
+        #expect(attributes.flightNumber == "LL 1234")
+        let shown = try activity.contentState.decode(FlightActivityAttributes.ContentState.self)
+        #expect(shown.status == .departed)
+        #expect(shown.gate == FlightActivityAttributes.story(departure: departureDate).last?.state.gate)
+        #expect(activity.state == .ended, "\(activity.state)")
+        #expect(activity.updateCount == 3, "gate, delay and boarding; the end is not an update")
+
+        // The app sees the activity ended and takes its token off the service.
+        let afterEnd = await app.look(simulator)
+        #expect(afterEnd.sent.contains { $0.hasPrefix("deletion of ana-iphone's token for \(id)") }, "\(afterEnd.sent)")
+        await app.stop()
+        await server.stop()
+        await simulatorServer.stop()
+    }
+
+    struct Reply { var status: Int; var json: JSONValue }
+
+    static func call(_ base: String, _ method: String, _ path: String, key: String, json: JSONValue? = nil) async throws -> Reply {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        if let json { request.httpBody = Data(json.serialized()) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: (try? JSONValue.parse(Array(data))) ?? .null)
+    }
+}
