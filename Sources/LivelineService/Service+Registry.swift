@@ -60,7 +60,7 @@ extension Service {
         }
     }
 
-    func putDevice(_ c: RequestContext) throws -> Answer {
+    func putDevice(_ c: RequestContext) async throws -> Answer {
         let deviceID = c.param("deviceID")
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
@@ -70,7 +70,7 @@ extension Service {
         try body.finish()
         guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\" or \"17.4.1\", got \"\(ios.prefix(20))\"") }
         let device = DeviceRecord(deviceID: deviceID, bundleID: bundleID, iosVersion: ios, userID: userID, frequentUpdates: frequent, updatedAt: c.now)
-        return try commit(c) { tx in
+        return try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
             let existed = try tx.device(deviceID) != nil
             try tx.upsertDevice(device)
@@ -83,8 +83,8 @@ extension Service {
         return Answer(200, Self.json(device))
     }
 
-    func deleteDevice(_ c: RequestContext) throws -> Answer {
-        try commit(c) { tx in
+    func deleteDevice(_ c: RequestContext) async throws -> Answer {
+        try await commitAsync(c) { tx in
             guard try tx.deleteDevice(c.param("deviceID")) else { throw APIError.notFound("device \(c.param("deviceID")) is not registered") }
             return Answer(200, ["deviceID": .string(c.param("deviceID")), "deleted": true])
         }
@@ -106,11 +106,11 @@ extension Service {
         return (token.lowercased(), type)
     }
 
-    func putPushToStartToken(_ c: RequestContext) throws -> Answer {
+    func putPushToStartToken(_ c: RequestContext) async throws -> Answer {
         let (token, extra) = try tokenBody(c)
         if extra != nil { throw APIError(400, "unknown-field", "attributesType: unknown field (the path names the type)", field: "attributesType") }
         let deviceID = c.param("deviceID"), type = c.param("attributesType")
-        return try commit(c) { tx in
+        return try await commitAsync(c) { tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
             if let version = OSVersionNumber(device.iosVersion), version < OSVersionNumber(17, 2) {
                 throw APIError(422, "push-to-start-unsupported", "device \(deviceID) runs iOS \(device.iosVersion); push-to-start needs iOS 17.2 or later")
@@ -122,10 +122,10 @@ extension Service {
         }
     }
 
-    func putActivityToken(_ c: RequestContext) throws -> Answer {
+    func putActivityToken(_ c: RequestContext) async throws -> Answer {
         let (token, type) = try tokenBody(c)
         let activityID = c.param("activityID"), deviceID = c.param("deviceID")
-        let answer = try commit(c) { tx in
+        let answer = try await commitAsync(c) { tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
             if var activity = try tx.activity(activityID) {
                 if let type, type != activity.attributesType, !activity.attributesType.isEmpty {
@@ -147,9 +147,9 @@ extension Service {
         return answer
     }
 
-    func deleteActivityToken(_ c: RequestContext) throws -> Answer {
+    func deleteActivityToken(_ c: RequestContext) async throws -> Answer {
         let activityID = c.param("activityID"), deviceID = c.param("deviceID")
-        return try commit(c) { tx in
+        return try await commitAsync(c) { tx in
             guard try tx.deleteActivityToken(activityID: activityID, deviceID: deviceID) else {
                 throw APIError.notFound("no update token of device \(deviceID) for activity \(activityID)")
             }

@@ -140,13 +140,22 @@ public final class Service: Sendable {
     /// Runs `body` in one transaction and, for a write with an `Idempotency-Key`, stores its
     /// answer in the same transaction.
     func commit(_ context: RequestContext, _ body: (any StoreTransaction) throws -> Answer) throws -> Answer {
-        try store.write { tx in
-            let answer = try body(tx)
-            if let idem = context.idempotency {
-                try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: Self.bytes(answer.json)), now: context.now)
-            }
-            return answer
+        try store.write { tx in try Self.keepingIdempotentAnswer(body(tx), context, tx) }
+    }
+
+    /// `commit` for the registrations, the API's hot writes: while another group of writes
+    /// commits, the request suspends instead of blocking its HTTP thread, which serves other
+    /// requests meanwhile; their writes then share one commit.
+    func commitAsync(_ context: RequestContext, _ body: @escaping @Sendable (any StoreTransaction) throws -> Answer) async throws -> Answer {
+        try await store.writeAsync { tx in try Self.keepingIdempotentAnswer(body(tx), context, tx) }
+    }
+
+    /// `answer`, saved first under the request's `Idempotency-Key` (when it has one) in the same transaction.
+    private static func keepingIdempotentAnswer(_ answer: Answer, _ context: RequestContext, _ tx: any StoreTransaction) throws -> Answer {
+        if let idem = context.idempotency {
+            try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: bytes(answer.json)), now: context.now)
         }
+        return answer
     }
 
     static func bytes(_ json: JSONValue) -> [UInt8] { json.serialized() + [0x0A] }

@@ -2,16 +2,24 @@ import Foundation
 
 /// Group commit: writers that arrive together share one transaction and one commit.
 ///
-/// Each caller of `submit` queues a job and blocks. The first caller that finds no batch running
-/// becomes its leader: it opens one transaction, runs the queued jobs (its own, those queued
-/// before it, and those that arrive while it runs, up to `maxBatch`), commits once, and wakes
-/// every caller of the batch. The first job of a batch runs at the top of the transaction (a body
-/// that throws there rolls the transaction back and ends the batch); every later one runs in a
-/// savepoint of its own, so a body that throws rolls back only what it did. A failed commit
-/// fails every job of the batch. A lone writer therefore pays nothing for the grouping. A caller
-/// returns only after its batch committed, so what it wrote is as durable as in a transaction
-/// of its own, and a commit's fixed cost (the WAL frames of shared pages, the commit record, the
-/// system calls) is paid once per batch instead of once per request.
+/// A caller queues a job. When no batch is running, the caller becomes its leader: it opens one
+/// transaction, runs the queued jobs (its own, those queued before it, and those that arrive
+/// while it runs, up to `maxBatch`), commits once, and finishes every job of the batch. The first
+/// job of a batch runs at the top of the transaction (a body that throws there rolls the
+/// transaction back and ends the batch); every later one runs in a savepoint of its own, so a
+/// body that throws rolls back only what it did. A failed commit fails every job of the batch.
+/// A lone writer therefore pays nothing for the grouping. A caller returns only after its batch
+/// committed, so what it wrote is as durable as in a transaction of its own, and a commit's fixed
+/// cost (the WAL frames of shared pages, the commit record, the system calls) is paid once per
+/// batch instead of once per request.
+///
+/// Callers that find a batch running wait in one of two ways:
+/// - `submit` blocks its thread until its job is done (or it becomes the next leader);
+/// - `submitAsync` suspends instead, so its thread (an HTTP event loop) goes on serving other
+///   requests and their writes join the next batch; the batch's leader resumes it.
+/// When a batch ends with jobs still queued and no blocked caller to lead them, a serial hand-off
+/// queue leads until the queue is empty, so a suspended caller never waits for a caller that is
+/// not coming, and an event-loop thread never leads more than the one batch it started.
 ///
 /// Jobs run in the order they were queued, one at a time, on the leader's thread.
 final class GroupCommit: @unchecked Sendable {
@@ -22,12 +30,21 @@ final class GroupCommit: @unchecked Sendable {
         /// Set by the leader under the group's lock.
         fileprivate var finished = false
         fileprivate var failure: (any Error)?
+        /// A suspended caller's continuation, resumed once the job is finished.
+        fileprivate var continuation: CheckedContinuation<Void, any Error>?
         init(_ run: @escaping (_ savepoint: Bool) -> Bool) { self.run = run }
     }
+
+    /// Runs one batch: opens the transaction, runs each job `next` hands out (nil when the
+    /// batch is complete), and commits.
+    typealias Batch = @Sendable (_ next: () -> Job?) throws -> Void
 
     private let condition = NSCondition()
     private var queue: [Job] = []
     private var leading = false
+    /// Callers blocked in `submit` (leader included): one of them leads what is left queued.
+    private var blocked = 0
+    private let handOff = DispatchQueue(label: "liveline.store.group-commit")
     /// The most jobs one transaction takes; later ones wait for the next batch.
     let maxBatch: Int
     /// Batches committed and jobs run in them, for tests and metrics.
@@ -39,15 +56,14 @@ final class GroupCommit: @unchecked Sendable {
         self.maxBatch = maxBatch
     }
 
-    /// Queues `job` and returns once its batch has ended.
+    /// Queues `job` and returns once its batch has ended, blocking the calling thread meanwhile.
     ///
-    /// - Parameter batch: run by the leader with a function that hands out the next job (nil when
-    ///   the batch is complete); it opens the transaction, runs each job, and commits.
     /// - Throws: what `batch` threw (the commit failed, or the transaction could not begin): then
     ///   nothing of the batch was kept.
-    func submit(_ job: Job, batch: (_ next: () -> Job?) throws -> Void) throws {
+    func submit(_ job: Job, batch: @escaping Batch) throws {
         condition.lock()
         queue.append(job)
+        blocked += 1
         while !job.finished {
             if leading {
                 condition.wait()
@@ -55,38 +71,99 @@ final class GroupCommit: @unchecked Sendable {
             }
             leading = true
             condition.unlock()
-            var taken: [Job] = []
-            var failure: (any Error)?
-            do {
-                try batch {
-                    condition.lock()
-                    defer { condition.unlock() }
-                    guard taken.count < maxBatch, !queue.isEmpty else { return nil }
-                    let next = queue.removeFirst()
-                    taken.append(next)
-                    return next
-                }
-            } catch {
-                failure = error
-            }
+            runBatch(batch)
             condition.lock()
-            if failure != nil && taken.isEmpty {
-                // The batch failed before it took a job (the transaction could not begin): every
-                // queued job would meet the same failure, and waiting on would spin.
-                taken = queue
-                queue.removeAll()
-            }
-            for done in taken {
-                done.finished = true
-                done.failure = failure
-            }
-            batches += 1
-            jobs += taken.count
             leading = false
             condition.broadcast()
         }
+        blocked -= 1
+        let handingOff = !leading && blocked == 0 && !queue.isEmpty
+        if handingOff { leading = true }
         condition.unlock()
+        if handingOff { handOff.async { self.leadUntilEmpty(batch) } }
         if let failure = job.failure { throw failure }
+    }
+
+    /// Queues `job` and returns once its batch has ended. With no batch running, the caller
+    /// leads one batch on its own thread without suspending; otherwise it suspends until the
+    /// running batch's leader (or the one after it) has finished its job.
+    func submitAsync(_ job: Job, batch: @escaping Batch) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            condition.lock()
+            job.continuation = continuation
+            queue.append(job)
+            let leads = !leading
+            if leads { leading = true }
+            condition.unlock()
+            if leads { leadOnce(batch) }
+        }
+    }
+
+    /// Leads one batch, then lets a blocked caller or the hand-off queue lead what is left.
+    private func leadOnce(_ batch: @escaping Batch) {
+        runBatch(batch)
+        condition.lock()
+        let handingOff = blocked == 0 && !queue.isEmpty
+        if !handingOff { leading = false }
+        condition.broadcast()
+        condition.unlock()
+        if handingOff { handOff.async { self.leadUntilEmpty(batch) } }
+    }
+
+    /// The hand-off queue's part: batches until nothing is queued or a blocked caller can lead.
+    private func leadUntilEmpty(_ batch: @escaping Batch) {
+        while true {
+            runBatch(batch)
+            condition.lock()
+            if queue.isEmpty || blocked > 0 {
+                leading = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+        }
+    }
+
+    /// One transaction over the queued jobs; marks each taken job finished (with the batch's
+    /// failure, if any) and resumes the suspended ones. The caller holds the leadership.
+    private func runBatch(_ batch: Batch) {
+        var taken: [Job] = []
+        var failure: (any Error)?
+        do {
+            try batch {
+                condition.lock()
+                defer { condition.unlock() }
+                guard taken.count < maxBatch, !queue.isEmpty else { return nil }
+                let next = queue.removeFirst()
+                taken.append(next)
+                return next
+            }
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        if failure != nil && taken.isEmpty {
+            // The batch failed before it took a job (the transaction could not begin): every
+            // queued job would meet the same failure, and waiting on would spin.
+            taken = queue
+            queue.removeAll()
+        }
+        var resumes: [CheckedContinuation<Void, any Error>] = []
+        for done in taken {
+            done.finished = true
+            done.failure = failure
+            if let continuation = done.continuation {
+                resumes.append(continuation)
+                done.continuation = nil
+            }
+        }
+        batches += 1
+        jobs += taken.count
+        condition.unlock()
+        for continuation in resumes {
+            if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
+        }
     }
 
     /// Jobs queued and not yet taken by a leader.
@@ -103,4 +180,3 @@ final class GroupCommit: @unchecked Sendable {
         return (batches, jobs)
     }
 }
-

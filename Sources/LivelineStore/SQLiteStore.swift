@@ -45,21 +45,36 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// `GroupCommit`): each body runs in a savepoint of its own, and the batch commits once.
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try withoutActuallyEscaping(body) { body in
-            let result = Outcome<T>()
-            let job = GroupCommit.Job { [database] savepoint in
-                do {
-                    let tx = SQLiteTransaction(db: database)
-                    result.value = .success(savepoint ? try database.transaction { try body(tx) } : try body(tx))
-                    return true
-                } catch {
-                    result.value = .failure(error)
-                    return false
-                }
-            }
-            try group.submit(job) { next in try runBatch(next) }
-            guard let value = result.value else { throw StoreError("the transaction ended before its body ran") }
-            return try value.get()
+            let (job, result) = Self.job(database, body)
+            try group.submit(job) { [self] next in try runBatch(next) }
+            return try result.get()
         }
+    }
+
+    /// `write`, suspending instead of blocking while another batch commits: the calling thread
+    /// (an HTTP event loop) serves other requests meanwhile, and their writes share the next
+    /// commit. Without a batch running it runs at once on the calling thread, as `write` does.
+    public func writeAsync<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        let (job, result) = Self.job(database, body)
+        try await group.submitAsync(job) { [self] next in try runBatch(next) }
+        return try result.get()
+    }
+
+    /// A group-commit job running `body` (in a savepoint of its own when the batch asks), and
+    /// where its result lands.
+    private static func job<T>(_ database: SQLiteDatabase, _ body: @escaping (any StoreTransaction) throws -> T) -> (GroupCommit.Job, Outcome<T>) {
+        let result = Outcome<T>()
+        let job = GroupCommit.Job { savepoint in
+            do {
+                let tx = SQLiteTransaction(db: database)
+                result.value = .success(savepoint ? try database.transaction { try body(tx) } : try body(tx))
+                return true
+            } catch {
+                result.value = .failure(error)
+                return false
+            }
+        }
+        return (job, result)
     }
 
     /// The leader's part: one transaction around the jobs `next` hands out.
@@ -116,6 +131,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 /// group's lock) and read by its caller after.
 private final class Outcome<T>: @unchecked Sendable {
     var value: Result<T, any Error>?
+
+    /// The body's result, or its error; an error too if the batch ended before the body ran.
+    func get() throws -> T {
+        guard let value else { throw StoreError("the transaction ended before its body ran") }
+        return try value.get()
+    }
 }
 
 /// The store's operations on one open transaction.

@@ -20,6 +20,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 public protocol Store: Sendable {
     /// Runs `body` in one write transaction.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// `write` for async callers: a store that commits in groups suspends the caller while
+    /// another group commits, instead of blocking its thread.
+    func writeAsync<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
     /// Where the data lives, for people (a path; never a password).
     var location: String { get }
     /// Closes the store; later calls fail.
@@ -34,6 +37,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// A store without group commit runs the transaction on the caller's thread.
+    public func writeAsync<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        try write(body)
+    }
+
     /// One instance per database (SQLite's exclusive file lock).
     public var isShared: Bool { false }
     /// Nobody else adds work to an unshared database.

@@ -118,12 +118,17 @@ enum BenchServiceCommand: LivelineCommand {
         let (server, key) = try service(workspace, name: "registrations", threads: threads)
         defer { Task { await server.stop() } }
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
+        let before = (server.store as? SQLiteStore)?.groupCommitCounts
         let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
+        // Commits during the wrk run only: the set-up before and the store-alone run after are one a commit.
+        let after = (server.store as? SQLiteStore)?.groupCommitCounts
         let held = try server.store.write { try $0.tokenCount() }
         // The same writes straight to the store, one transaction each, on this thread: SQLite's share.
         let storeOnly = try storeRegistrations(server.store, count: 20_000)
-        let commits = (server.store as? SQLiteStore)?.groupCommitCounts
-        let grouping = commits.map { String(format: ", %.1f transactions a commit", Double($0.transactions) / Double(max(1, $0.batches))) } ?? ""
+        var grouping = ""
+        if let before, let after {
+            grouping = String(format: ", %.2f transactions a commit", Double(after.transactions - before.transactions) / Double(max(1, after.batches - before.batches)))
+        }
         Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
         Console.out("               the store alone: \(Int(1e6 / storeOnly)) registrations/s on one thread, \(String(format: "%.1f", storeOnly)) µs each (device, activity and token read, token upsert, commit)")
         Console.out("               service CPU a request: \(String(format: "%.1f", registrations.cpuMicros)) µs a registration, \(String(format: "%.1f", health.cpuMicros)) µs a /healthz: \(ratio(health.cpuMicros, registrations.cpuMicros))× (steadier than the rates on a busy machine)")

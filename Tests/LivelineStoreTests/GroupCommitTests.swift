@@ -25,6 +25,14 @@ struct GroupCommitTests {
         func wait() { condition.lock(); while !open { condition.wait() }; condition.unlock() }
     }
 
+    /// Writers finished so far.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.lock(); count += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    }
+
     /// Runs `body` on a thread of its own; `wait()` returns its result.
     final class Writer<T: Sendable>: @unchecked Sendable {
         private let done = NSCondition()
@@ -123,12 +131,113 @@ struct GroupCommitTests {
         #expect(after.transactions - before.transactions == 801)
     }
 
+    /// `waitUntil` for async tests: polls without blocking a thread of the concurrency pool.
+    func waitUntilAsync(_ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while !condition() {
+            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    @Test("async writers behind a running transaction suspend (no thread blocked) and commit with it")
+    func asyncWritersShareOneCommit() async throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let inside = Gate(), release = Gate()
+        let before = store.groupCommitCounts
+        let first = holdingWriter(store, inside: inside, release: release)
+        inside.wait()
+        let others = ["b", "c", "d"].map { n in Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
+        try await waitUntilAsync { store.groupCommitPending == 3 }
+        release.raise()
+        #expect(try first.wait().get() == "a")
+        var results: [String] = []
+        for task in others { results.append(try await task.value) }
+        #expect(results == ["b", "c", "d"])
+        let after = store.groupCommitCounts
+        #expect(after.batches - before.batches == 1, "the four writers committed together")
+        #expect(after.transactions - before.transactions == 4)
+        #expect(try store.write { try $0.keyCount() } == 4)
+    }
+
+    @Test("async writers left queued past a batch's limit, with no blocked writer to lead them, are led by the hand-off queue")
+    func leftoverAsyncWritersAreLed() async throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let inside = Gate(), release = Gate()
+        let before = store.groupCommitCounts
+        let first = holdingWriter(store, inside: inside, release: release)
+        inside.wait()
+        // 300 queued: the first batch takes the holder and 255 of them; 45 remain after it.
+        let count = 300
+        let done = Counter()
+        for n in 0..<count {
+            Task {
+                try await store.writeAsync { tx in try tx.insertKey(Self.key("q\(n)")) }
+                done.add()
+            }
+        }
+        try await waitUntilAsync { store.groupCommitPending == count }
+        release.raise()
+        _ = try first.wait().get()
+        // Bounded: a writer nobody leads would wait forever, and this fails instead of hanging.
+        try await waitUntilAsync { done.value == count }
+        let after = store.groupCommitCounts
+        #expect(after.transactions - before.transactions == count + 1)
+        #expect(after.batches - before.batches >= 2, "a batch takes at most 256")
+        #expect(try store.write { try $0.keyCount() } == count + 1)
+    }
+
+    @Test("an async writer that throws rolls back only its own work; the others of its batch commit")
+    func throwingAsyncWriterRollsBackAlone() async throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let inside = Gate(), release = Gate()
+        let first = holdingWriter(store, inside: inside, release: release)
+        inside.wait()
+        let failing = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("b")); throw Refused(n: "b") } }
+        try await waitUntilAsync { store.groupCommitPending == 1 }
+        let last = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
+        try await waitUntilAsync { store.groupCommitPending == 2 }
+        release.raise()
+        #expect(try first.wait().get() == "a")
+        await #expect(throws: Refused(n: "b")) { try await failing.value }
+        #expect(try await last.value == "c")
+        let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
+        #expect(kept == ["a", "c"])
+    }
+
+    @Test("async and blocking writers at once: every write is kept and counted once")
+    func mixedWriters() async throws {
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let before = store.groupCommitCounts
+        let blocking = (0..<3).map { w in
+            Writer { [store] in
+                for i in 0..<100 { try store.write { tx in try tx.insertKey(Self.key("s\(w)-\(i)")) } }
+                return w
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<8 {
+                group.addTask { for i in 0..<100 { try await store.writeAsync { tx in try tx.insertKey(Self.key("a\(w)-\(i)")) } } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try blocking.map { try $0.wait().get() } == [0, 1, 2])
+        #expect(try store.write { try $0.keyCount() } == 1100)
+        let after = store.groupCommitCounts
+        #expect(after.transactions - before.transactions == 1101)
+    }
+
     @Test("a closed store fails every queued writer with an unavailable error")
-    func closedStoreFails() throws {
+    func closedStoreFails() async throws {
         let (store, dir) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         store.close()
         #expect { try store.write { try $0.keyCount() } } throws: { ($0 as? StoreError)?.isUnavailable == true }
+        await #expect { try await store.writeAsync { try $0.keyCount() } } throws: { ($0 as? StoreError)?.isUnavailable == true }
     }
 }
 
