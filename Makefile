@@ -1,6 +1,8 @@
 # Liveline: the two commands of the README, and a few more.
 SWIFT ?= swift
 BIN := .build/debug/liveline
+# A test run still going after this many seconds is stopped, printing where each thread was.
+TEST_DEADLINE ?= 900
 
 .PHONY: demo test build deps clean fuzz
 
@@ -12,7 +14,7 @@ demo: ## Run the flight-tracker story end to end
 test: ## Build and run every test (the store's PostgreSQL half on a throw-away server)
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
-	@scripts/with-postgres.sh $(SWIFT) test --skip-build
+	@scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build
 	@if command -v node >/dev/null 2>&1; then node --test clients/react-native/test/client.test.js; else echo "node not found: clients/react-native not tested"; fi
 
 # libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.
