@@ -269,13 +269,13 @@ extension Service {
         }
         let deadline = Date().addingTimeInterval(wait)
         let activityID = c.param("activityID")
-        // Waiting looks only at the count of rows not yet final; the full answer is built once.
+        // Waiting asks only whether a row is not yet final (one index probe); the full answer is built once.
         // After a sleep this task runs on Swift's cooperative pool: its reads go to a queue of
         // their own there, so a long fan-out's commits do not hold a pool thread.
-        guard wait > 0, try store.write({ try $0.waitingCount(activityID: activityID) }) > 0 else { return try activitySnapshot(c) }
+        guard wait > 0, try store.write({ try $0.hasWaiting(activityID: activityID) }) else { return try activitySnapshot(c) }
         while Date() < deadline {
             try await Task.sleep(for: .milliseconds(25))
-            if try await waitReads.write({ try $0.waitingCount(activityID: activityID) }) == 0 { break }
+            if try await !waitReads.write({ try $0.hasWaiting(activityID: activityID) }) { break }
         }
         return try await waitReads.write { [self] tx in try self.activitySnapshot(c, tx) }
     }

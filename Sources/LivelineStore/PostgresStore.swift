@@ -367,8 +367,8 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = $1 GROUP BY state", [.text(activityID)]))
     }
 
-    func waitingCount(activityID: String) throws -> Int {
-        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = $1 AND state IN ('queued', 'sending', 'retrying')", [.text(activityID)])
+    func hasWaiting(activityID: String) throws -> Bool {
+        try db.queryOne("SELECT 1 AS n FROM outbox WHERE activity_id = $1 AND state IN ('queued', 'sending', 'retrying') LIMIT 1", [.text(activityID)]) != nil
     }
 
     func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord] {

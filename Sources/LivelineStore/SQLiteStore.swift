@@ -437,8 +437,8 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = ? GROUP BY state", [.text(activityID)]))
     }
 
-    func waitingCount(activityID: String) throws -> Int {
-        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND \(Self.waitingCondition)", [.text(activityID)])
+    func hasWaiting(activityID: String) throws -> Bool {
+        try db.queryOne("SELECT 1 AS n FROM outbox WHERE activity_id = ? AND \(Self.waitingCondition) LIMIT 1", [.text(activityID)]) != nil
     }
 
     func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord] {

@@ -103,8 +103,9 @@ public protocol StoreTransaction {
     func nextDue() throws -> Date?
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
-    /// Rows of the activity not yet final (queued, sending, retrying).
-    func waitingCount(activityID: String) throws -> Int
+    /// Whether a row of the activity is not yet final (queued, sending, retrying): one index
+    /// probe, not a count, since `?wait` asks it every 25 ms during a fan-out of any size.
+    func hasWaiting(activityID: String) throws -> Bool
     func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord]
     func activityTokenCount(activityID: String) throws -> Int
     func outboxCounts() throws -> [DeliveryState: Int]

@@ -295,13 +295,14 @@ enum StoreContract {
         let send = try #require(try store.write { try $0.send(first.id) })
         #expect(send == SendRecord(id: first.id, activityID: "a1", event: "update", bundleID: "com.example.flights", body: Array("{}".utf8), createdAt: t0))
         #expect(try store.write { try $0.send(first.id + 1000) } == nil)
-        #expect(try store.write { try $0.waitingCount(activityID: "a1") } == 2)
+        #expect(try store.write { try $0.hasWaiting(activityID: "a1") })
+        #expect(try store.write { try $0.hasWaiting(activityID: "a2") } == false)
         let claimed = try store.write { try $0.claimDue(now: t0, limit: 1, leaseUntil: t0.addingTimeInterval(60)) }
         #expect(claimed.count == 1)
         // A row on the wire is still waiting for its verdict.
-        #expect(try store.write { try $0.waitingCount(activityID: "a1") } == 2)
+        #expect(try store.write { try $0.hasWaiting(activityID: "a1") })
         try store.write { try $0.record([DeliveryOutcome(id: claimed[0].id, state: .sent, apnsID: "apns-1", status: 200)], now: t0.addingTimeInterval(1)) }
-        #expect(try store.write { try $0.waitingCount(activityID: "a1") } == 1)
+        #expect(try store.write { try $0.hasWaiting(activityID: "a1") }, "one row is still queued")
         #expect(try store.write { try $0.outboxCounts() } == [.sent: 1, .queued: 1])
         #expect(try store.write { try $0.deliveryCounts(activityID: "a1") } == [.sent: 1, .queued: 1])
         #expect(try store.write { try $0.deliveryCounts(activityID: "a2") }.isEmpty)
@@ -338,6 +339,12 @@ enum StoreContract {
         #expect(try store.write { try $0.nextDue() } == later)
         #expect(try store.write { try $0.releaseAllLeases(now: t0.addingTimeInterval(2)) } == 1)
         #expect(try store.write { try $0.nextDue() } == t0)
+        // Every verdict in: nothing of the activity waits any more.
+        let rest = try store.write { try $0.claimDue(now: later, limit: 10, leaseUntil: later.addingTimeInterval(60)) }
+        #expect(rest.count == 2)
+        #expect(try store.write { try $0.hasWaiting(activityID: "a1") }, "rows on the wire still wait")
+        try store.write { try $0.record(rest.map { DeliveryOutcome(id: $0.id, state: .failed, status: 400, reason: "BadDeviceToken") }, now: later) }
+        #expect(try store.write { try $0.hasWaiting(activityID: "a1") } == false)
     }
 
     static func interactionsInOrder(_ store: any Store) throws {
