@@ -26,13 +26,26 @@ final class GroupCommit: @unchecked Sendable {
     /// One caller's work: `run(savepoint)` does its body (in a savepoint of its own when asked),
     /// keeps the body's own result, and tells whether the body succeeded.
     final class Job: @unchecked Sendable {
-        let run: (_ savepoint: Bool) -> Bool
+        /// The caller's body: run once by the leader, and dropped before the job is finished,
+        /// since a caller may return (and end its closure's life) as soon as it sees that.
+        private var body: ((_ savepoint: Bool) -> Bool)?
         /// Set by the leader under the group's lock.
         fileprivate var finished = false
         fileprivate var failure: (any Error)?
         /// A suspended caller's continuation, resumed once the job is finished.
         fileprivate var continuation: CheckedContinuation<Void, any Error>?
-        init(_ run: @escaping (_ savepoint: Bool) -> Bool) { self.run = run }
+        init(_ run: @escaping (_ savepoint: Bool) -> Bool) { body = run }
+
+        /// Runs the body (in a savepoint of its own when asked) and lets go of it; false when it
+        /// failed or had already run.
+        func run(_ savepoint: Bool) -> Bool {
+            guard let body else { return false }
+            self.body = nil
+            return body(savepoint)
+        }
+
+        /// Lets go of a body that never ran (its batch failed first).
+        fileprivate func drop() { body = nil }
     }
 
     /// Runs one batch: opens the transaction, runs each job `next` hands out (nil when the
@@ -151,6 +164,7 @@ final class GroupCommit: @unchecked Sendable {
         }
         var resumes: [CheckedContinuation<Void, any Error>] = []
         for done in taken {
+            done.drop()
             done.finished = true
             done.failure = failure
             if let continuation = done.continuation {

@@ -231,6 +231,28 @@ struct GroupCommitTests {
         #expect(after.transactions - before.transactions == 1101)
     }
 
+    @Test("blocking writers whose jobs another leader ran return safely: the leader lets go of each body before finishing it")
+    func blockingWritersUnderOtherLeaders() async throws {
+        // `write` takes a non-escaping body: if a leader still held it once the writer returned,
+        // the runtime would stop the process ("non-escaping closure has escaped").
+        let (store, dir) = try makeStore()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
+        let blocking = (0..<2).map { w in
+            Writer { [store] in
+                for i in 0..<1500 { try store.write { tx in try tx.insertKey(Self.key("s\(w)-\(i)")) } }
+                return w
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<4 {
+                group.addTask { for i in 0..<1500 { try await store.writeAsync { tx in try tx.insertKey(Self.key("a\(w)-\(i)")) } } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try blocking.map { try $0.wait().get() } == [0, 1])
+        #expect(try store.write { try $0.keyCount() } == 9000)
+    }
+
     @Test("a closed store fails every queued writer with an unavailable error")
     func closedStoreFails() async throws {
         let (store, dir) = try makeStore()
