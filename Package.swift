@@ -14,6 +14,7 @@ import PackageDescription
 //   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
 //     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
 //   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
+//   LivelineSimulator, LivelineHTTPServer ← LivelineDashboard (the live page of the simulated iPhones)
 //   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
 //     ← LivelineService (the API, fan-out, the outbox workers)
 //   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
@@ -35,6 +36,7 @@ let package = Package(
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
+        .library(name: "LivelineDashboard", targets: ["LivelineDashboard"]),
         .executable(name: "liveline", targets: ["liveline"]),
         .executable(name: "flight-tracker-backend", targets: ["flight-tracker-backend"]),
     ],
@@ -63,11 +65,12 @@ let package = Package(
         .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
+        .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelineSimulator", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "CJemalloc",
+            "LivelineTesting", "CJemalloc", "LivelineDashboard",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
@@ -76,6 +79,7 @@ let package = Package(
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
+        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),

@@ -19,7 +19,7 @@ extension Simulator {
             s.tick(now)
             guard var a = s.activities[activityID]?.snapshot else { throw SimulatorError(.unknownActivity, "no activity \"\(activityID)\"") }
             guard a.state == .active || a.state == .stale else {
-                throw SimulatorError(.unknownActivity, "activity \"\(activityID)\" is \(a.state.rawValue) already")
+                throw SimulatorError(.unsupported, "activity \"\(activityID)\" is \(a.state.rawValue) already")
             }
             let cap = a.startedAt.addingTimeInterval(s.config.deviceRules.maxTotalDuration)
             a.state = .ended
