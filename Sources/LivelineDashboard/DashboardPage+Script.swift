@@ -161,8 +161,10 @@ extension DashboardPage {
       if (data.card) drawCard(data.card);
       if (data.unmatched) drawUnmatched(data.unmatched);
       if (data.time) document.getElementById("clock").textContent = data.time;
-      stats.events.push({ kind: data.kind, deviceID: data.deviceID, sequence: data.entry?.sequence, arrived, rendered: now() });
+      const record = { kind: data.kind, deviceID: data.deviceID, sequence: data.entry?.sequence, arrived, rendered: now() };
+      stats.events.push(record);
       if (stats.events.length > 2000) stats.events.splice(0, 1000);
+      window.dispatchEvent(new CustomEvent("dashboard-event", { detail: record }));
     }
 
     function listen() {

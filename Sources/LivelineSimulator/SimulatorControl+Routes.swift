@@ -47,9 +47,10 @@ extension SimulatorControl {
                 throw SimulatorError(.invalidConfiguration, "\"iOS\" must be a version such as 17.2 or 18.0.1, got \"\(iOS)\"")
             }
             let types = try input.strings("activityTypes") ?? [FlightAttributes.attributesType, ActivityType.voltra.name]
-            let device = try addDevice(name: name, osVersion: version, bundleID: try input.string("bundleID"), activityTypes: types,
-                                       supportsFrequentUpdates: try input.bool("supportsFrequentUpdates") ?? false)
+            let bundleID = try input.string("bundleID")
+            let frequent = try input.bool("supportsFrequentUpdates") ?? false
             try input.finish()
+            let device = try addDevice(name: name, osVersion: version, bundleID: bundleID, activityTypes: types, supportsFrequentUpdates: frequent)
             return Answer(status: 201, json: simulator.devicesJSON().arrayValue?.first { $0["id"]?.stringValue == device.id } ?? .null)
         case ("clock", "advance", _):
             guard let seconds = try input.number("seconds") else { throw SimulatorError(.invalidConfiguration, "\"seconds\" is required (a number of seconds to move the clock forward)") }

@@ -45,9 +45,9 @@ struct DashboardFixture: Sendable {
 
     /// `POST path` with a JSON body (or `GET` when `body` is nil).
     func call(_ path: String, _ body: String? = nil, contentType: String = "application/json") async throws -> Reply {
-        var arguments = ["-s", "-w", "\n%{http_code}", dashboard.url.dropLast() + path]
+        var arguments: [String] = ["-s", "-w", "\n%{http_code}", String(dashboard.url.dropLast()) + path]
         if let body { arguments += ["-X", "POST", "-H", "content-type: \(contentType)", "--data-binary", body] }
-        let output = try await ProcessRunner.run("/usr/bin/curl", arguments.map(String.init))
+        let output = try await ProcessRunner.run("/usr/bin/curl", arguments)
         let text = output.stdoutText
         let split = text.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(split.last ?? "") ?? 0
