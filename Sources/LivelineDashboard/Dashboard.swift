@@ -133,9 +133,10 @@ public final class Dashboard: Sendable {
             data["time"] = .string(date.formatted(.iso8601))
             devices = cards.simulator.devices().map(\.id)
         }
-        data["kind"] = .string(event)
+        // "kind" goes last: a reader of the raw stream knows the message is whole when it sees it.
         if devices.isEmpty {
             data["unmatched"] = .array(log.unmatched.reversed())
+            data["kind"] = .string(event)
             hub.send(event: event, data: JSONValue.object(data).jsonString)
             return
         }
@@ -143,6 +144,7 @@ public final class Dashboard: Sendable {
             var one = data
             one["deviceID"] = .string(id)
             if let card = cards.card(id) { one["card"] = card }
+            one["kind"] = .string(event)
             hub.send(event: event, data: JSONValue.object(one).jsonString)
         }
     }

@@ -14,6 +14,14 @@ struct DashboardEventTests {
         return curl
     }
 
+    /// Waits for a whole `kind` event (its data ends with `"kind":"<kind>"}`) and returns its data.
+    private func event(_ kind: String, from curl: RunningProcess) async throws -> JSONValue {
+        let end = "\"kind\":\"\(kind)\"}"
+        let text = try await curl.output(containing: end)
+        let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.hasSuffix(end) })
+        return try JSONValue.parse(String(line.dropFirst(6)))
+    }
+
     @Test("an accepted update arrives as a push-accepted event carrying the device's new card")
     func acceptedUpdate() async throws {
         try await DashboardFixture.with { f in
@@ -21,15 +29,13 @@ struct DashboardEventTests {
             let curl = try await listen(f)
             let token = try #require(activity.pushToken)
             #expect(f.simulator.push(try DashboardFixture.update(gate: "C9", clock: f.clock), to: token).status == 200)
-            let text = try await curl.output(containing: "event: push-accepted")
-            let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains("\"push-accepted\"") })
-            let data = try JSONValue.parse(String(line.dropFirst(6)))
+            let data = try await event("push-accepted", from: curl)
             #expect(data["deviceID"] == .string(f.deviceID))
             #expect(data["entry"]?["verdict"] == "accepted")
             let shown = try #require(data["card"]?["activities"]?.arrayValue?.first)
             #expect(shown["contentState"]?["gate"] == "C9")
             #expect(shown["fragments"]?["lock-screen"]?.stringValue?.contains("C9") == true)
-            #expect(text.contains("event: activity-updated"))
+            #expect(curl.standardOutput.contains("event: activity-updated"))
             curl.send(SIGTERM)
         }
     }
@@ -38,8 +44,12 @@ struct DashboardEventTests {
     func suspiciousDate() async throws {
         try await DashboardFixture.with { f in
             let activity = try f.startFlight()
+            let curl = try await listen(f)
             let unixSeconds = f.clock.now.timeIntervalSince1970.rounded()
             #expect(f.simulator.push(try DashboardFixture.update(gate: "D4", clock: f.clock, boardingTime: unixSeconds), to: activity.pushToken!).status == 200)
+            let accepted = try await event("push-accepted", from: curl)
+            #expect(accepted["entry"]?["verdict"] == "suspicious")
+            curl.send(SIGTERM)
             let state = try await f.call("/api/state")
             let entry = try #require(state.json["devices"]?.arrayValue?.first?["log"]?.arrayValue?.first)
             #expect(entry["verdict"] == "suspicious")
@@ -58,16 +68,16 @@ struct DashboardEventTests {
             _ = try f.simulator.rotatePushToken(activity.id)
             let curl = try await listen(f)
             #expect(f.simulator.push(try DashboardFixture.update(gate: "E1", clock: f.clock), to: old).status == 410)
-            let rejected = try await curl.output(containing: "event: push-rejected")
-            #expect(rejected.contains("\"reason\":\"ExpiredToken\""))
-            #expect(rejected.contains("\"deviceID\":\"\(f.deviceID)\""))
+            let rejected = try await event("push-rejected", from: curl)
+            #expect(rejected["entry"]?["reason"] == "ExpiredToken")
+            #expect(rejected["deviceID"] == .string(f.deviceID))
             let broken: JSONValue = ["aps": ["timestamp": .number(f.clock.now.timeIntervalSince1970 + 5), "event": "update",
                                              "content-state": ["status": "boarding", "gate": "E2"]]]
             let push = PushRequest.liveActivity(try LiveActivityPush(body: broken), bundleID: DashboardFixture.bundleID)
             #expect(f.simulator.push(push, to: f.simulator.activity(activity.id)!.pushToken!).status == 200)
-            let dropped = try await curl.output(containing: "event: push-dropped")
-            #expect(dropped.contains("decoding-failed"))
-            #expect(dropped.contains("boardingTime"))
+            let dropped = try await event("push-dropped", from: curl)
+            #expect(dropped["entry"]?["reason"] == "decoding-failed")
+            #expect(dropped["entry"]?["detail"]?.stringValue?.contains("boardingTime") == true)
             curl.send(SIGTERM)
         }
     }
@@ -80,9 +90,7 @@ struct DashboardEventTests {
             let curl = try await listen(f)
             let added = try await f.call("/simulator/v1/devices", #"{"name":"Fifty-first","iOS":"18.0"}"#)
             #expect(added.status == 201)
-            let text = try await curl.output(containing: "event: device-added")
-            let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains("device-added") })
-            let data = try JSONValue.parse(String(line.dropFirst(6)))
+            let data = try await event("device-added", from: curl)
             #expect(data["card"]?["name"] == "Fifty-first")
             #expect(data["devices"] == nil)
             curl.send(SIGTERM)
