@@ -58,7 +58,8 @@ enum DashboardPage {
     .device small { font-weight: normal; opacity: .7; }
     .activity { border-top: 1px dashed var(--line); padding-top: 8px; margin-top: 8px; }
     .presentations { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-start; }
-    .presentation { overflow: hidden; }
+    .presentation { margin: 0; max-width: 100%; overflow: auto; }
+    .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
     .presentation-name { font-size: 11px; opacity: .6; display: block; }
     .plain { font-size: 12px; }
     .findings li, .warnings li { color: var(--warn); }
@@ -71,6 +72,7 @@ enum DashboardPage {
     .verdict-suspicious .verdict { color: var(--warn); }
     .tokens { list-style: none; padding: 0; margin: 0; font: 12px ui-monospace, monospace; }
     .tokens li { display: flex; gap: 6px; align-items: center; margin: 2px 0; }
+    .tokens li > span { flex: none; max-width: 45%; }
     .tokens code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
     .state-ended, .state-stale { opacity: .75; }
     """#

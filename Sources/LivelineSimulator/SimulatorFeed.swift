@@ -1,24 +1,6 @@
 import Foundation
 import Synchronization
 
-/// One change in a simulator, as it happens: what a dashboard or a test subscribes to instead of
-/// polling `log()` and `events()`.
-public enum SimulatorChange: Sendable {
-    /// A push was answered (accepted, rejected, or dropped on every device); `activities` are the
-    /// activities it reached, as they were right after it.
-    case push(PushRecord, activities: [ActivitySnapshot])
-    /// A token or activity-state event (`Simulator.events()` gets it too).
-    case event(SimulatorEvent)
-    /// A device was added (or its apps changed through the control API).
-    case device(String)
-    /// Someone tapped a button or toggle in a Live Activity (`SimulatorControl`).
-    case interaction(SimulatorInteraction)
-    /// Someone opened a link of a Live Activity (`SimulatorControl`).
-    case link(SimulatorLinkOpen)
-    /// The clock was moved on to this moment (`SimulatorControl`).
-    case clock(Date)
-}
-
 /// The subscribers of one simulator's changes. Publishing costs one atomic load while nobody
 /// listens; each subscriber has its own buffer (the newest `bufferLimit` changes are kept when it
 /// falls behind).
@@ -57,19 +39,5 @@ final class SimulatorFeed: Sendable {
         subscribers.withLock { $0[id] = continuation }
         listening.add(1, ordering: .relaxed)
         return stream
-    }
-}
-
-extension Simulator {
-    /// Every change from now on (pushes with their verdicts, token and state events, devices
-    /// added, interactions, links, clock moves), as it happens. Iterate it in a task; the
-    /// subscription ends when the iteration does.
-    public func changes() -> AsyncStream<SimulatorChange> {
-        state.withLock { $0.feed.subscribe() }
-    }
-
-    /// Tells subscribers about `change` (for the control API, outside the simulator's own rules).
-    func publish(_ change: SimulatorChange) {
-        state.withLock { $0.feed.publish(change) }
     }
 }

@@ -81,7 +81,7 @@ extension BenchUICommand {
 }
 
 /// The few WebDriver calls the bench needs, over HTTP to a chromedriver it starts.
-struct WebDriverSession: Sendable {
+private struct WebDriverSession: Sendable {
     let driver: RunningProcess
     let base: String
 
