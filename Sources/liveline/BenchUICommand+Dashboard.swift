@@ -96,14 +96,25 @@ private struct WebDriverSession: Sendable {
         let capabilities: JSONValue = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": [
             "binary": "/usr/bin/chromium", "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"],
         ]]]]
-        let created = try await call(base, "POST", "/session", capabilities)
-        guard let id = created["value"]?["sessionId"]?.stringValue else {
+        do {
+            let created = try await call(base, "POST", "/session", capabilities)
+            guard let id = created["value"]?["sessionId"]?.stringValue else {
+                throw CLIError(message: "bench ui: chromedriver made no session: \(created.jsonString.prefix(300))")
+            }
+            let session = WebDriverSession(driver: driver, base: "\(base)/session/\(id)")
+            do {
+                _ = try await call(session.base, "POST", "/timeouts", ["script": 60_000, "pageLoad": 60_000])
+            } catch {
+                await session.close()
+                throw error
+            }
+            return session
+        } catch {
+            // SIGTERM lets chromedriver take its browser down with it.
             driver.send(SIGTERM)
-            throw CLIError(message: "bench ui: chromedriver made no session: \(created.jsonString.prefix(300))")
+            _ = await driver.exitStatus()
+            throw error
         }
-        let session = WebDriverSession(driver: driver, base: "\(base)/session/\(id)")
-        _ = try await call(session.base, "POST", "/timeouts", ["script": 60_000, "pageLoad": 60_000])
-        return session
     }
 
     func open(_ url: String) async throws {

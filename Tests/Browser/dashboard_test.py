@@ -166,7 +166,7 @@ def main():
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
             options.add_argument(argument)
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-        waiter = WebDriverWait(driver, 30, ignored_exceptions=[StaleElementReferenceException])
+        waiter = WebDriverWait(driver, 90, ignored_exceptions=[StaleElementReferenceException])
 
         def wait(condition, what):
             try:

@@ -8,7 +8,8 @@ struct HTTPStreamTests {
     /// A server whose every request gets a fresh event stream, recorded for the test to write to.
     private func withStreamServer<R: Sendable>(bufferLimit: Int = 1 << 20, _ body: (HTTPServer, Recorder<HTTPBodyStream>) async throws -> R) async throws -> R {
         let streams = Recorder<HTTPBodyStream>()
-        return try await withServer(handler: { _ in
+        // No idle timeout: a starved test must not find its stream closed by libmicrohttpd.
+        return try await withServer({ $0.connectionTimeout = .zero }, handler: { _ in
             let stream = HTTPBodyStream(bufferLimit: bufferLimit)
             streams.append(stream)
             return .eventStream(stream)
@@ -66,7 +67,9 @@ struct HTTPStreamTests {
     @Test("stop() ends open streams at once instead of waiting out the grace period")
     func stopEndsStreams() async throws {
         let streams = Recorder<HTTPBodyStream>()
-        let server = try HTTPServer.start(HTTPServerConfiguration()) { _ in
+        var configuration = HTTPServerConfiguration()
+        configuration.connectionTimeout = .zero
+        let server = try HTTPServer.start(configuration) { _ in
             let stream = HTTPBodyStream()
             streams.append(stream)
             return .eventStream(stream)
