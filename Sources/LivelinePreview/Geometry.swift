@@ -23,7 +23,7 @@ enum Geometry {
     /// Where the compact trailing region starts.
     static var compactTrailingX: Double { points(compactSide + cameraWidth) }
     /// Inset of compact content from the capsule's outer ends (calibration constant).
-    static let compactOuterInset = 8.0
+    static let compactOuterInset = 6.0
 
     /// Minimal: a circle 36.67 across (an oval up to 45 wide).
     static let minimalSize = 36.67

@@ -42,7 +42,7 @@ enum Layout {
     /// Views that keep their size when a row is short of room (SwiftUI serves them first).
     static func isRigid(_ e: UIElement) -> Bool {
         switch e.component {
-        case .symbol, .image, .toggle, .circularProgressView, .divider: true
+        case .symbol, .image, .toggle, .button, .circularProgressView, .divider: true
         case .gauge: (PreviewValues.string(e, "gaugeStyle") ?? "").lowercased().contains("circular")
         default: false
         }

@@ -85,7 +85,8 @@ struct PageRenderer {
     }
 
     func compact(_ layout: UILayout) -> (String, PreviewBox) {
-        let renderer = islandRenderer.tight
+        var renderer = islandRenderer.tight
+        renderer.ringLimit = 28
         let side = Geometry.compactSide, height = Geometry.compactHeight
         let leading = elements(layout, .islandCompactLeading), trailing = elements(layout, .islandCompactTrailing)
         let inset = Geometry.compactOuterInset
@@ -112,7 +113,8 @@ struct PageRenderer {
     }
 
     func minimal(_ layout: UILayout) -> (String, PreviewBox) {
-        let renderer = islandRenderer.tight
+        var renderer = islandRenderer.tight
+        renderer.ringLimit = 30
         let size = Geometry.minimalSize
         let list = elements(layout, .islandMinimal)
         let style = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"] + keyline(layout)

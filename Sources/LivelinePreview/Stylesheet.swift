@@ -9,7 +9,7 @@ enum Stylesheet {
         --ll-mono:ui-monospace,"SF Mono","JetBrains Mono","DejaVu Sans Mono","Noto Color Emoji",monospace;\
         --ll-serif:ui-serif,"New York","Noto Serif","DejaVu Serif",serif;\
         --ll-rounded:ui-rounded,"SF Pro Rounded","Inter","Noto Color Emoji",sans-serif;\
-        display:inline-block;font-family:var(--ll-text);font-size:17px;font-weight:400;line-height:1.2;letter-spacing:-0.01em;\
+        display:inline-block;font-family:var(--ll-text);font-size:17px;font-weight:400;line-height:1.2;letter-spacing:-0.02em;\
         font-feature-settings:"calt","case" 0;-webkit-font-smoothing:antialiased;text-align:left}\
         .ll-preview *{box-sizing:border-box;min-width:0;margin:0}\
         .ll-preview .ll-box{position:relative;overflow:hidden;display:flex;flex-direction:column;isolation:isolate}\

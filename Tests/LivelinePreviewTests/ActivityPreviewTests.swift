@@ -127,6 +127,9 @@ import Testing
         #expect(ElementRenderer.symbol("star.fill", weight: nil).contains("fill=\"currentColor\""))
         #expect(!ElementRenderer.symbol("star", weight: nil).contains("fill=\"currentColor\""))
         #expect(ElementRenderer.symbol("checkmark.circle.fill", weight: nil).contains("<mask id=\"ll-k-checkmark-circle-fill\">"))
+        // A filled clock's hands are cut out of its face; the outlined one draws them.
+        #expect(ElementRenderer.symbol("clock.fill", weight: nil).contains("<mask id=\"ll-f-clock-fill\">"))
+        #expect(!ElementRenderer.symbol("clock", weight: nil).contains("<mask"))
         #expect(ElementRenderer.symbol("star", weight: "bold") != ElementRenderer.symbol("star", weight: "thin"))
         let lock = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"cup.unknown.thing"}}}"#).fragments[.lockScreen])
         #expect(lock.contains("class=\"ll-sym ll-sym-missing\" data-symbol=\"cup.unknown.thing\""))
@@ -251,7 +254,7 @@ import Testing
         // A link's destination is only named (the preview opens nothing).
         #expect(markup.contains("title=\"javascript:alert(1)\""))
         // The only url() is the page's own symbol masks.
-        #expect(markup.components(separatedBy: "url(").dropFirst().allSatisfy { $0.hasPrefix("#ll-k-") })
+        #expect(markup.components(separatedBy: "url(").dropFirst().allSatisfy { $0.hasPrefix("#ll-k-") || $0.hasPrefix("#ll-f-") })
         #expect(markup.contains("background:linear-gradient(90deg, #000, #fff)"))
         #expect(!markup.contains("calc(") && !markup.contains("1deg;"))
         #expect(document.warnings.contains { $0.contains("evil.example") } && html.contains("<section class=\"ll-warnings\">"))
