@@ -71,8 +71,8 @@ public enum ActivityPreview {
                 content state carries uiJsonData (server-driven UI, e.g. VoltraAttributes)
                 """)
         }
-        let layout = try template(attributes, contentState, options)
-        return document(layout: layout, warnings: [], options: options)
+        let (layout, warnings) = try Templates.layout(template, type: attributesType, attributes: attributes, state: contentState, options: options)
+        return document(layout: layout, warnings: warnings, options: options)
     }
 
     /// From a JSON-form layout or uiJsonData string (what `liveline ui preview` takes), already parsed.

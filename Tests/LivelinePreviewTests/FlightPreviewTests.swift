@@ -118,16 +118,33 @@ import Testing
         (#"{"aps":{"content-state":{},"attributes-type":7}}"#, "aps.attributes-type is 7, not a string"),
         (#"{"apns":{}}"#, "the APNs body has no \"aps\" object"),
         (#"{"aps":"#, "the APNs body is not valid JSON"),
-        (#"{"aps":{"content-state":{"status":"boarding"},"attributes-type":"FlightAttributes"}}"#,
+        (#"{"aps":{"content-state":{"status":"boarding","boardingTime":788000000,"delayMinutes":0,"isBoarding":true},"attributes-type":"FlightAttributes"}}"#,
          "FlightAttributes needs its attributes to be drawn"),
-        (#"{"aps":{"content-state":{"status":"late"},"attributes-type":"FlightAttributes","attributes":{"flightNumber":"LL 1","origin":"LIS","destination":"ZRH","airline":"A","departure":0}}}"#,
-         "content-state does not decode as FlightAttributes's ContentState"),
+        (#"{"aps":{"content-state":{"status":"late","boardingTime":788000000,"delayMinutes":0,"isBoarding":false},"attributes-type":"FlightAttributes","attributes":{"flightNumber":"LL 1","origin":"LIS","destination":"ZRH","airline":"A","departure":0}}}"#,
+         "the FlightAttributes payload would not decode on the device, so it cannot be drawn: error: aps.content-state.status: \"late\" is not one of"),
+        (#"{"aps":{"content-state":{"status":"boarding"},"attributes-type":"FlightAttributes"}}"#,
+         "the FlightAttributes payload would not decode on the device, so it cannot be drawn: error: aps.content-state.boardingTime: required key"),
     ])
     func errors(body: String, message: String) throws {
         let error = #expect(throws: PreviewError.self) {
             try ActivityPreview.document(apnsBody: Array(body.utf8), options: PreviewOptions(at: Date(timeIntervalSince1970: 0)))
         }
         #expect(error?.description.contains(message) == true, "\(error?.description ?? "no error")")
+    }
+
+    @Test("a boarding time sent as Unix seconds draws as the device shows it (2057), with the lint warning on the page")
+    func unixSecondsWarn() throws {
+        let steps = try Fixtures.story()
+        let attributes = try #require(steps[0].body["aps"]?["attributes"])
+        var state = try #require(steps[0].body["aps"]?["content-state"]?.objectValue)
+        state["boardingTime"] = .number(Fixtures.departure.timeIntervalSince1970 - 2400)
+        let document = try ActivityPreview.document(attributesType: "FlightAttributes", attributes: attributes, contentState: .object(state),
+                                                    options: PreviewOptions(at: steps[0].at, timeZone: Self.utc))
+        let warning = try #require(document.warnings.first)
+        #expect(warning.contains("aps.content-state.boardingTime") && warning.contains("unix-date"), "\(warning)")
+        #expect(document.html.contains(CSS.escape(warning)))
+        // Read as seconds since 2001 the number lands in 2057, so the countdown runs for decades.
+        #expect(document.fragments[.lockScreen]?.contains("Boards in 163052") == true)
     }
 
     @Test("a doubling payload within the limit expands in every preview; a Text with an array draws empty")
