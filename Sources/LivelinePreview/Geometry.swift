@@ -11,10 +11,9 @@ enum Geometry {
     /// Not documented; notification mock-ups use 22–24.
     static let lockCornerRadius = 24.0
 
-    /// The camera cutout: 126 × 37.33, its top 11 pt below the screen's top.
+    /// The camera cutout: 126 × 37.33 (its top 11 pt below the screen's top).
     static let cameraWidth = 126.0
     static let cameraHeight = 37.33
-    static let islandTop = 11.0
 
     /// Compact leading and trailing: 52.33 × 36.67 each side of the camera.
     static let compactSide = 52.33
@@ -37,6 +36,9 @@ enum Geometry {
     static let expandedMarginBottom = 14.0
     /// `n` rounded to hundredths of a point, as sizes are written in CSS.
     static func points(_ n: Double) -> Double { (n * 100).rounded() / 100 }
+
+    /// The widest the center region grows, leaving leading and trailing 50 points each.
+    static var expandedCenterMaxWidth: Double { expandedWidth - 2 * expandedMarginSide - 2 * 50 }
 
     /// Space between the top row (leading, center, trailing) and the bottom region.
     static let expandedRowGap = 8.0

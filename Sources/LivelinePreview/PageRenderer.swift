@@ -144,7 +144,8 @@ struct PageRenderer {
         let height = (min(Geometry.maxHeight, max(Geometry.minHeight, estimate)) * 100).rounded() / 100
         let style = ["width:\(CSS.px(width))", "height:\(CSS.px(height))", "padding:\(CSS.px(top)) \(CSS.px(sideMargin)) \(CSS.px(bottomMargin))",
                      "border-radius:\(CSS.px(Geometry.islandCornerRadius))"] + keyline(layout)
-        let grid = "grid-template-columns:minmax(0,1fr) \(CSS.px(Geometry.cameraWidth)) minmax(0,1fr);grid-template-rows:\(CSS.px(belowCamera)) auto"
+        // The center is sized first (at least the camera's width), leading and trailing share the rest equally.
+        let grid = "grid-template-columns:minmax(0,1fr) minmax(\(CSS.px(Geometry.cameraWidth)),auto) minmax(0,1fr);grid-template-rows:\(CSS.px(belowCamera)) auto"
         let box = "<div class=\"ll-box ll-island ll-expanded\" data-ll-box=\"island-expanded\"\(CSS.style(style))>"
             + "<div class=\"ll-expanded-top\" style=\"\(grid)\">"
             + regionDiv(.islandExpandedLeading, "ll-v ll-exp-leading", tight.region(leading))

@@ -24,10 +24,10 @@ enum Stylesheet {
         .ll-preview .ll-expanded-top{display:grid;flex:none}\
         .ll-preview .ll-exp-leading{grid-column:1;grid-row:1/3;align-items:flex-start;justify-content:flex-start}\
         .ll-preview .ll-exp-trailing{grid-column:3;grid-row:1/3;align-items:flex-end;justify-content:flex-start}\
-        .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center}\
+        .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center;max-width:\(CSS.px(Geometry.expandedCenterMaxWidth))}\
         .ll-preview .ll-exp-bottom{flex:1 1 auto;align-items:center;justify-content:flex-start}\
-        .ll-preview .ll-v{display:flex;flex-direction:column}\
-        .ll-preview .ll-h{display:flex;flex-direction:row}\
+        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center}\
+        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center}\
         .ll-preview .ll-z{display:grid}\
         .ll-preview .ll-z>*{grid-area:1/1}\
         .ll-preview .ll-gap{display:block;flex:none}\
@@ -64,7 +64,7 @@ enum Stylesheet {
 
     /// The page around the fragments: one column as wide as the phone's screen.
     static let page = """
-        html,body{margin:0;padding:0}\
+        html{scrollbar-width:none}html,body{margin:0;padding:0}\
         .ll-page{font:13px/1.35 "Inter",system-ui,sans-serif;padding:0 0 16px}\
         .ll-page-light{background:#E5E5EA;color:#3A3A3C}\
         .ll-page-dark{background:#1C1C1E;color:#AEAEB2}\
