@@ -46,7 +46,9 @@ struct ElementRenderer {
         case .symbol:
             let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
             var extra = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"]
-            if let tint = styles.color(PreviewValues.value(e, "tintColor")) { extra.append("color:\(tint)") }
+            // `tintColor`, else the first of `colors` (palette and multicolor symbols draw in one colour here).
+            let first = PreviewValues.string(e, "colors")?.split(separator: "|").first.map { JSONValue.string(String($0)) }
+            if let tint = styles.color(PreviewValues.value(e, "tintColor")) ?? styles.color(first) { extra.append("color:\(tint)") }
             let name = PreviewValues.string(e, "name") ?? ""
             let inner = Self.symbol(name, weight: PreviewValues.string(e, "weight"))
             let known = Symbols.resolve(name) != nil
@@ -67,8 +69,13 @@ struct ElementRenderer {
         case .button:
             let children = PreviewValues.children(e)
             let inner = children.isEmpty ? "<span class=\"ll-text\">Button</span>" : children.map { render($0, in: .horizontal) }.joined()
-            return tag("span", "ll-button" + (PreviewValues.string(e, "buttonStyle") == "plain" ? " ll-plain" : ""),
-                       ["background:\(palette.fill.css)"], inner)
+            // The system's button looks: a grey capsule, a tinted one (`borderedProminent`), or none.
+            let look: [String] = switch PreviewValues.string(e, "buttonStyle") {
+            case "plain", "borderless": ["background:none", "padding:0"]
+            case "borderedProminent": ["background:\(palette.blue.css)", "color:#FFFFFF"]
+            default: ["background:\(palette.fill.css)"]
+            }
+            return tag("span", "ll-button", look, inner)
         case .linearProgressView: return linearProgress(e, tag: tag)
         case .circularProgressView: return circularProgress(e, tag: tag)
         case .gauge: return gauge(e, tag: tag)

@@ -40,7 +40,6 @@ enum Stylesheet {
         .ll-preview .ll-label{display:inline-flex;flex-direction:row;align-items:center;gap:.35em}\
         .ll-preview .ll-label-icon{width:1.2em;height:1.2em}\
         .ll-preview .ll-button{display:inline-flex;flex-direction:row;align-items:center;justify-content:center;gap:6px;padding:7px 14px;border-radius:999px;font-weight:600}\
-        .ll-preview .ll-button.ll-plain{background:none!important;padding:0}\
         .ll-preview .ll-toggle{display:inline-flex;flex-direction:row;align-items:center;gap:8px}\
         .ll-preview .ll-switch{display:block;width:51px;height:31px;border-radius:16px;position:relative;flex:none}\
         .ll-preview .ll-switch::after{content:"";position:absolute;top:2px;left:2px;width:27px;height:27px;border-radius:50%;background:#fff;box-shadow:0 2px 4px rgba(0,0,0,.2)}\

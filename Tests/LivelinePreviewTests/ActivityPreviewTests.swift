@@ -196,6 +196,23 @@ import Testing
         #expect(lock.contains("width:30%") && lock.contains("width:25%"))
     }
 
+    @Test("controls: switches, buttons, images by name and gradients")
+    func controls() throws {
+        let lock = try #require(try Self.document("""
+            {"lockScreen":{"type":"VStack","children":[{"type":"Toggle","props":{"defaultValue":true,"title":"Alerts"}},{"type":"Toggle"},
+              {"type":"Button","props":{"buttonStyle":"borderedProminent"},"children":[{"type":"Text","children":"Check in"}]},
+              {"type":"Button","props":{"buttonStyle":"plain"},"children":[{"type":"Text","children":"Later"}]},
+              {"type":"Image","props":{"source":{"assetName":"logo"},"style":{"width":30,"height":20}}},
+              {"type":"LinearGradient","props":{"colors":"red|#0000FF","startPoint":"leading","endPoint":"trailing"}}]}}
+            """).fragments[.lockScreen])
+        #expect(lock.contains("data-on=\"true\"") && lock.contains("ll-switch ll-on\" style=\"background:#34C759\""))
+        #expect(lock.contains("data-on=\"false\"") && lock.contains("ll-switch\" style=\"background:rgba(120,120,128,0.2)\""))
+        #expect(lock.contains("<span class=\"ll-button\" style=\"background:#0088FF;color:#FFFFFF;flex-shrink:0\">"))
+        #expect(lock.contains("<span class=\"ll-button\" style=\"background:none;padding:0;flex-shrink:0\">"))
+        #expect(lock.contains("data-asset=\"logo\"") && lock.contains("width:30px;height:20px") && lock.contains(">logo</span>"))
+        #expect(lock.contains("background:linear-gradient(90deg,#FF383C,#0000FF)"))
+    }
+
     @Test("stacks keep SwiftUI's alignment and spacing; spacers and fills grow along the stack")
     func stacks() throws {
         let lock = try #require(try Self.document("""
