@@ -20,9 +20,9 @@ struct ElementRenderer {
 
     var styles: StyleCSS { StyleCSS(palette: palette) }
 
-    /// Several elements as a region's content: a VStack of them, centred, as the device stacks a fragment.
+    /// A region's content: its element, or a fragment's elements top to bottom with a VStack's spacing.
     func region(_ list: [UIElement]) -> String {
-        list.map { render($0, in: .vertical) }.joined()
+        stack(list, axis: .vertical, spacing: nil)
     }
 
     /// The element as HTML, placed in a stack along `axis`.
