@@ -34,6 +34,12 @@ enum Geometry {
     static let expandedMarginTop = 12.0
     static let expandedMarginSide = 20.0
     static let expandedMarginBottom = 14.0
+    /// The height of a presentation that grows with its content: the estimate rounded up to a whole
+    /// point (so a 3× capture is a whole number of pixels), between 84 and 160.
+    static func grownHeight(_ estimate: Double) -> Double {
+        min(maxHeight, max(minHeight, estimate.isFinite ? estimate.rounded(.up) : maxHeight))
+    }
+
     /// `n` rounded to hundredths of a point, as sizes are written in CSS.
     static func points(_ n: Double) -> Double { (n * 100).rounded() / 100 }
 

@@ -58,7 +58,7 @@ struct PageRenderer {
         let renderer = ElementRenderer(values: values, palette: palette, singleLine: false)
         let list = elements(layout, .lockScreen)
         let estimate = Layout.stackHeight(list, width: Geometry.lockWidth, singleLine: false, values: values)
-        let height = (min(Geometry.maxHeight, max(Geometry.minHeight, estimate)) * 100).rounded() / 100
+        let height = Geometry.grownHeight(estimate)
         let tint = PreviewColor.parse(layout.lockScreenBackgroundTint, dark: options.dark)
         let background = tint.map { $0.over(palette.background) } ?? palette.background
         let style = ["width:\(CSS.px(Geometry.lockWidth))", "height:\(CSS.px(height))", "background:\(background.css)",
@@ -141,7 +141,7 @@ struct PageRenderer {
         let row = max(h(leading, column, true), h(trailing, column, true), center.isEmpty ? 0 : belowCamera + centerHeight)
         let bottomHeight = h(bottom, width - 2 * sideMargin, false)
         let estimate = top + row + (bottom.isEmpty ? 0 : (row > 0 ? Geometry.expandedRowGap : 0) + bottomHeight) + bottomMargin
-        let height = (min(Geometry.maxHeight, max(Geometry.minHeight, estimate)) * 100).rounded() / 100
+        let height = Geometry.grownHeight(estimate)
         let style = ["width:\(CSS.px(width))", "height:\(CSS.px(height))", "padding:\(CSS.px(top)) \(CSS.px(sideMargin)) \(CSS.px(bottomMargin))",
                      "border-radius:\(CSS.px(Geometry.islandCornerRadius))"] + keyline(layout)
         // The center is sized first (at least the camera's width), leading and trailing share the rest equally.

@@ -52,6 +52,8 @@ import Testing
         #expect(lock.width == 371 && (84...160).contains(lock.height))
         let expanded = try #require(document.box(.islandExpanded))
         #expect(expanded.width == 371 && (84...160).contains(expanded.height))
+        // Heights that follow the content are whole points, so a 3× capture is whole pixels.
+        #expect(lock.height == lock.height.rounded() && expanded.height == expanded.height.rounded())
         // Regions where content is drawn: compact leading left of the camera, trailing right of it.
         let compact = try #require(document.box(.islandCompact)).content
         #expect(compact.map(\.name) == ["island.compact.leading", "island.compact.trailing"])
