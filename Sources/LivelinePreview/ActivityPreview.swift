@@ -75,6 +75,10 @@ public enum ActivityPreview {
         return document(layout: layout, warnings: warnings, options: options)
     }
 
+    /// The CSS every fragment needs, the same as each document's `stylesheet` (for a page that
+    /// embeds fragments and includes it once).
+    public static var stylesheet: String { Stylesheet.css }
+
     /// From a JSON-form layout or uiJsonData string (what `liveline ui preview` takes), already parsed.
     public static func document(layout: UILayout, warnings: [String], options: PreviewOptions) -> PreviewDocument {
         PageRenderer(options: options).document(layout, warnings: warnings)

@@ -68,6 +68,7 @@ import Testing
         #expect(island.boxes.map(\.presentation) == [.islandMinimal, .islandCompact] && island.fragments.count == 2)
         #expect(!island.html.contains("data-ll-box=\"lock-screen\""))
         #expect(island.stylesheet == document.stylesheet && document.html.contains(document.stylesheet))
+        #expect(ActivityPreview.stylesheet == document.stylesheet)
     }
 
     @Test("the Lock Screen grows with its content between 84 and 160 points")
