@@ -242,8 +242,16 @@ import Testing
               {"type":"Text","props":{"style":{"fontFamily":"monospaced"}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(lock.contains("font-size:28px;font-family:var(--ll-display);font-weight:800"))
-        #expect(lock.contains("font-size:13px;font-weight:700;font-variant-numeric:tabular-nums"))
+        #expect(lock.contains("font-size:13px;font-family:var(--ll-text);font-weight:700;font-variant-numeric:tabular-nums"))
         #expect(lock.contains("font-family:var(--ll-mono)"))
+        // A small text inside a large-type stack goes back to the Text face; a named family is kept.
+        let nested = try #require(try Self.document("""
+            {"lockScreen":{"type":"VStack","props":{"style":{"fontSize":24}},"children":[{"type":"Text","props":{"style":{"fontSize":12}},"children":"s"},
+              {"type":"Text","props":{"style":{"fontFamily":"monospaced","fontSize":30}},"children":"m"}]}}
+            """).fragments[.lockScreen])
+        #expect(nested.contains("font-size:24px;font-family:var(--ll-display)") && nested.contains("font-size:12px;font-family:var(--ll-text)"))
+        #expect(nested.contains("font-family:var(--ll-mono);font-size:30px\"") || nested.contains("font-size:30px;font-family:var(--ll-mono)"))
+        #expect(!nested.contains("font-size:30px;font-family:var(--ll-display)"))
         let css = Stylesheet.css
         #expect(css.contains("--ll-text:-apple-system,BlinkMacSystemFont,\"SF Pro Text\",\"Inter\""))
         #expect(css.contains("--ll-display:-apple-system,BlinkMacSystemFont,\"SF Pro Display\",\"Inter Display\""))
