@@ -81,6 +81,10 @@ import Testing
         let five = rows.prefix(5).joined(separator: ",")
         let medium = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"padding":16}},"children":[\#(five)]}}"#).box(.lockScreen))
         #expect(medium.height > 84 && medium.height < 160)
+        // A stack's font size applies to the texts in it: four 28-point lines and three 2-point gaps.
+        let big = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"fontSize":28}},"children":[\#(rows.prefix(4).joined(separator: ","))]}}"#).box(.lockScreen))
+        let lines: Double = 4 * 28 * 1.2, gaps: Double = 3 * 2
+        #expect(big.height == (lines + gaps).rounded(.up))
     }
 
     @Test("the page needs nothing from outside and runs no script")

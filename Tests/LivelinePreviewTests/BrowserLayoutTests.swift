@@ -24,7 +24,10 @@ import Testing
           const probes = [[r.left + r.width / 2, r.top - 3], [r.left + r.width / 2, r.bottom + 3], [r.left - 3, r.top + r.height / 2],
                           [r.right + 3, r.top + r.height / 2], [r.left - 3, r.top - 3], [r.right + 3, r.bottom + 3]];
           const leaks = probes.filter(([x, y]) => { const hit = document.elementFromPoint(x, y); return hit && box.contains(hit); }).length;
-          return {doc: box.closest("[data-doc]").dataset.doc, box: box.dataset.llBox, w: r.width, h: r.height, overflow: regions, cut, wrapped: lines, leaks};
+          // How tall the Lock Screen's content is drawn (its region's children, stacked).
+          const region = box.querySelector("[data-ll-region=lockScreen]");
+          const content = region ? [...region.children].reduce((sum, c) => sum + c.getBoundingClientRect().height, 0) : 0;
+          return {doc: box.closest("[data-doc]").dataset.doc, box: box.dataset.llBox, w: r.width, h: r.height, overflow: regions, cut, wrapped: lines, leaks, content};
         });
         const pre = document.createElement("pre"); pre.id = "ll-measured"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
         </script>
@@ -63,6 +66,32 @@ import Testing
                 #expect(cut.isEmpty, "\(where_): cut \(cut)")
             }
             #expect(entry["wrapped"]?.arrayValue?.isEmpty == true, "\(where_): wrapped \(entry["wrapped"] ?? .null)")
+        }
+    }
+
+    /// Lock Screens whose content is between 84 and 160 points tall.
+    static let grown = [
+        #"{"type":"VStack","props":{"style":{"fontSize":28}},"children":[{"type":"Text","children":"One"},{"type":"Text","children":"Two"},{"type":"Text","children":"Three"}]}"#,
+        #"{"type":"VStack","props":{"alignment":"leading","spacing":6,"style":{"padding":16}},"children":[{"type":"HStack","children":[{"type":"Symbol","props":{"name":"box.truck.fill"}},{"type":"Text","props":{"style":{"fontSize":15,"fontWeight":"600"}},"children":"Out for delivery"},{"type":"Spacer"},{"type":"Text","props":{"style":{"fontSize":13}},"children":"ETA 14:20"}]},{"type":"LinearProgressView","props":{"value":70}},{"type":"Text","props":{"style":{"fontSize":13}},"children":"3 stops before yours"}]}"#,
+        #"{"type":"HStack","props":{"style":{"padding":24}},"children":[{"type":"Gauge","props":{"value":0.4,"gaugeStyle":"accessoryCircularCapacity"}},{"type":"VStack","props":{"alignment":"leading"},"children":[{"type":"Text","props":{"style":{"fontSize":20,"fontWeight":"700"}},"children":"Charging"},{"type":"Text","props":{"style":{"fontSize":13}},"children":"40% · 35 min left"}]},{"type":"Spacer"}]}"#,
+        #"{"type":"VStack","props":{"spacing":4,"style":{"paddingHorizontal":16,"paddingVertical":18}},"children":[{"type":"Text","props":{"style":{"fontSize":15}},"children":"A notice long enough to wrap onto a second line at this width, as SwiftUI wraps it"},{"type":"Text","props":{"style":{"fontSize":12}},"children":"Updated 2 min ago"}]}"#,
+    ]
+
+    @Test("in Chromium, the Lock Screen's estimated height is the height its content is drawn at")
+    func estimatedHeights() async throws {
+        let documents = try Self.grown.map { try ActivityPreviewTests.document(#"{"lockScreen":\#($0)}"#, presentations: [.lockScreen]) }
+        let body = documents.enumerated().map { "<div data-doc=\"\($0.offset)\">\($0.element.fragments[.lockScreen] ?? "")</div>" }.joined()
+        let page = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{margin:0}\(documents[0].stylesheet)</style></head><body>"
+            + body + Self.measure + "</body></html>"
+        let measured = try await Self.render(page)
+        #expect(measured.count == documents.count)
+        for entry in measured {
+            let doc = try #require(entry["doc"]?.stringValue.flatMap(Int.init))
+            let box = try #require(documents[doc].box(.lockScreen))
+            let drawn = try #require(entry["content"]?.numberValue)
+            #expect(box.height > 84 && box.height < 160, "layout \(doc): \(box.height)")
+            #expect(abs(drawn - box.height) <= 2, "layout \(doc): estimated \(box.height), drawn \(drawn)")
+            #expect(entry["overflow"]?.arrayValue?.isEmpty == true && entry["cut"]?.arrayValue?.isEmpty == true, "layout \(doc): \(entry)")
         }
     }
 
