@@ -58,7 +58,7 @@ struct PageRenderer {
         let renderer = ElementRenderer(values: values, palette: palette, singleLine: false)
         let list = elements(layout, .lockScreen)
         let estimate = Layout.stackHeight(list, width: Geometry.lockWidth, singleLine: false, values: values)
-        let height = (min(Geometry.maxHeight, max(Geometry.minHeight, estimate)) * 100).rounded() / 100
+        let height = Geometry.grownHeight(estimate)
         let tint = PreviewColor.parse(layout.lockScreenBackgroundTint, dark: options.dark)
         let background = tint.map { $0.over(palette.background) } ?? palette.background
         let style = ["width:\(CSS.px(Geometry.lockWidth))", "height:\(CSS.px(height))", "background:\(background.css)",
@@ -85,7 +85,8 @@ struct PageRenderer {
     }
 
     func compact(_ layout: UILayout) -> (String, PreviewBox) {
-        let renderer = islandRenderer.tight
+        var renderer = islandRenderer.tight
+        renderer.ringLimit = 28
         let side = Geometry.compactSide, height = Geometry.compactHeight
         let leading = elements(layout, .islandCompactLeading), trailing = elements(layout, .islandCompactTrailing)
         let inset = Geometry.compactOuterInset
@@ -112,7 +113,8 @@ struct PageRenderer {
     }
 
     func minimal(_ layout: UILayout) -> (String, PreviewBox) {
-        let renderer = islandRenderer.tight
+        var renderer = islandRenderer.tight
+        renderer.ringLimit = 30
         let size = Geometry.minimalSize
         let list = elements(layout, .islandMinimal)
         let style = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"] + keyline(layout)
@@ -139,10 +141,11 @@ struct PageRenderer {
         let row = max(h(leading, column, true), h(trailing, column, true), center.isEmpty ? 0 : belowCamera + centerHeight)
         let bottomHeight = h(bottom, width - 2 * sideMargin, false)
         let estimate = top + row + (bottom.isEmpty ? 0 : (row > 0 ? Geometry.expandedRowGap : 0) + bottomHeight) + bottomMargin
-        let height = (min(Geometry.maxHeight, max(Geometry.minHeight, estimate)) * 100).rounded() / 100
+        let height = Geometry.grownHeight(estimate)
         let style = ["width:\(CSS.px(width))", "height:\(CSS.px(height))", "padding:\(CSS.px(top)) \(CSS.px(sideMargin)) \(CSS.px(bottomMargin))",
                      "border-radius:\(CSS.px(Geometry.islandCornerRadius))"] + keyline(layout)
-        let grid = "grid-template-columns:minmax(0,1fr) \(CSS.px(Geometry.cameraWidth)) minmax(0,1fr);grid-template-rows:\(CSS.px(belowCamera)) auto"
+        // The center is sized first (at least the camera's width), leading and trailing share the rest equally.
+        let grid = "grid-template-columns:minmax(0,1fr) minmax(\(CSS.px(Geometry.cameraWidth)),auto) minmax(0,1fr);grid-template-rows:\(CSS.px(belowCamera)) auto"
         let box = "<div class=\"ll-box ll-island ll-expanded\" data-ll-box=\"island-expanded\"\(CSS.style(style))>"
             + "<div class=\"ll-expanded-top\" style=\"\(grid)\">"
             + regionDiv(.islandExpandedLeading, "ll-v ll-exp-leading", tight.region(leading))
