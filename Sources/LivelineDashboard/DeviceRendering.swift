@@ -2,7 +2,6 @@ import Foundation
 import LivelineCore
 import LivelinePreview
 import LivelineSimulator
-import LivelineUI
 
 /// An activity drawn for the page: one HTML fragment per presentation, and the renderer's warnings.
 struct RenderedActivity: Sendable {
@@ -18,7 +17,7 @@ enum DeviceRendering {
     static let presentations = Presentation.allCases.map(\.rawValue)
 
     /// The renderer's stylesheet (the same for every fragment), sent once per page.
-    static let stylesheet = ActivityPreview.document(layout: UILayout(), warnings: [], options: PreviewOptions(presentations: [])).stylesheet
+    static let stylesheet = ActivityPreview.stylesheet
 
     /// Draws `activity` as its device shows it at `now`; a state the renderer cannot draw becomes
     /// a warning with the reason and a plain listing of the content.
