@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, arrows one way (each module lists what it may import):
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
+//       ← LivelinePreview (text and HTML previews of a layout or a typed activity; Foundation only)
 //     ← LivelineKit (the app side: app API client, token uploader, ActivityKit coordinator; Foundation only, builds for iOS)
 //   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
 //   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
@@ -14,6 +15,7 @@ import PackageDescription
 //   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
 //     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
 //   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
+//   LivelineSimulator, LivelinePreview, LivelineHTTPServer ← LivelineDashboard (the live page of the simulated iPhones)
 //   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
 //     ← LivelineService (the API, fan-out, the outbox workers)
 //   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
@@ -24,6 +26,7 @@ let package = Package(
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
+        .library(name: "LivelinePreview", targets: ["LivelinePreview"]),
         .library(name: "LivelineKit", targets: ["LivelineKit"]),
         .library(name: "LivelineKitSimulator", targets: ["LivelineKitSimulator"]),
         .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
@@ -35,6 +38,7 @@ let package = Package(
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
+        .library(name: "LivelineDashboard", targets: ["LivelineDashboard"]),
         .executable(name: "liveline", targets: ["liveline"]),
         .executable(name: "flight-tracker-backend", targets: ["flight-tracker-backend"]),
     ],
@@ -52,6 +56,7 @@ let package = Package(
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
+        .target(name: "LivelinePreview", dependencies: ["LivelineCore", "LivelineUI"]),
         .target(name: "LivelineKit", dependencies: ["LivelineCore"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
@@ -63,19 +68,22 @@ let package = Package(
         .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
+        .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
-            "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "CJemalloc",
+            "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
+            "LivelineTesting", "CJemalloc", "LivelineDashboard",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
+        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
+        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),

@@ -5,10 +5,12 @@ set -euo pipefail
 
 packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl)
 case "${1:-build}" in
-  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb) ;;
+  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb chromium chromium-driver python3-selenium) ;;
   demo|build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac
+# The HTML previews: their fonts (Inter for SF Pro, emoji, mono; docs/previews.md) and the browser that draws them.
+case "${1:-build}" in test|demo) packages+=(fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono chromium) ;; esac
 
 missing=()
 for p in "${packages[@]}"; do

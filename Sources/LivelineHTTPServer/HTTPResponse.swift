@@ -10,12 +10,29 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body (not sent for `HEAD` requests; its length still is).
     public var body: [UInt8]
+    /// A body written while it is sent, instead of `body` (chunked, no `Content-Length`).
+    public var stream: HTTPBodyStream?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = nil
+    }
+
+    /// Creates a response whose body is `stream`, sent as it is written.
+    public init(status: Int, headers: [(name: String, value: String)] = [], stream: HTTPBodyStream) {
+        self.status = status
+        self.headers = headers
+        self.body = []
+        self.stream = stream
+    }
+
+    /// A `text/event-stream` response (server-sent events) on `stream`, not cached.
+    public static func eventStream(_ stream: HTTPBodyStream) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [(name: "content-type", value: "text/event-stream"),
+                                            (name: "cache-control", value: "no-store")], stream: stream)
     }
 
     /// A response with a JSON body and `content-type: application/json`.

@@ -42,6 +42,18 @@ enum MHDCallbacks {
         core(context).log(text.trimmingSuffixNewlines())
     }
 
+    /// `MHD_ContentReaderCallback` of a streamed body; its context is the retained `HTTPBodyStream`.
+    static let streamRead: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+        guard let context, let buffer else { return -2 }
+        return Unmanaged<HTTPBodyStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: capacity)
+    }
+
+    /// `MHD_ContentReaderFreeCallback` of a streamed body: the response is gone; releases the stream.
+    static let streamFree: MHD_ContentReaderFreeCallback = { context in
+        guard let context else { return }
+        Unmanaged<HTTPBodyStream>.fromOpaque(context).takeRetainedValue().released()
+    }
+
     /// `MHD_KeyValueIteratorN` appending `(name, value)` to the array at `context`, names as
     /// they came (query arguments).
     static let collect: MHD_KeyValueIteratorN = { context, _, key, keyLength, value, valueLength in

@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     /// libmicrohttpd's log lines while the daemon starts; nil afterwards (lines are dropped).
     private let startupLog = Mutex<[String]?>([])
     private let keepsLog = Atomic<Bool>(true)
+    /// Streamed bodies being sent.
+    private let streams = StreamRegistry()
 
     private struct State {
         /// The grace period is over: no handler may start, running ones were answered 503.
@@ -59,7 +61,7 @@ final class ServerCore: Sendable {
             return keep ? .YES : .NO
         }
         if let response = request.takeAnswer() {
-            return Self.queue(response, on: connection, close: !isAccepting)
+            return queueAnswer(response, on: connection)
         }
         if request.isTooLarge {
             request.respondDirectly()
@@ -143,7 +145,7 @@ final class ServerCore: Sendable {
             Task { await work() }
         }
         guard let response = request.leaveAccessHandler() else { return .YES }
-        return Self.queue(response, on: connection, close: !isAccepting)
+        return queueAnswer(response, on: connection)
     }
 
     private func handlerFinished(_ request: RequestState) {
@@ -169,9 +171,11 @@ final class ServerCore: Sendable {
 
     // MARK: stopping
 
-    /// Refuses new connections and answers requests that begin from now on with 503.
+    /// Refuses new connections and answers requests that begin from now on with 503; ends the
+    /// streamed bodies being sent (libmicrohttpd cannot stop with connections suspended).
     func beginStopping() {
         accepting.store(false, ordering: .releasing)
+        streams.finishAll()
     }
 
     /// Returns when every handler that started has answered and its answer was sent (or failed),
@@ -228,10 +232,33 @@ final class ServerCore: Sendable {
         .json(status, Array(#"{"error":{"code":"\#(code)","message":"\#(message)"}}"#.utf8))
     }
 
-    /// Queues `response` on `connection` (copying the body). `close` adds `Connection: close`.
+    /// Queues a handler's answer; a streamed one is tracked until it is done, and one that comes
+    /// while stopping is ended at once.
+    private func queueAnswer(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if let stream = response.stream {
+            streams.add(stream)
+            if !isAccepting { stream.finish() }
+        }
+        return Self.queue(response, on: connection, close: !isAccepting)
+    }
+
+    /// Queues `response` on `connection` (copying the body, or reading its stream as it is
+    /// written). `close` adds `Connection: close`.
     static func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
-        let created = response.body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        let created: OpaquePointer?
+        if let stream = response.stream {
+            stream.attach(connection)
+            let context = Unmanaged.passRetained(stream)
+            created = MHD_create_response_from_callback(UInt64.max, 16 * 1024, MHDCallbacks.streamRead,
+                                                        context.toOpaque(), MHDCallbacks.streamFree)
+            if created == nil {
+                context.release()
+                stream.released()
+            }
+        } else {
+            created = response.body.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }

@@ -11,6 +11,7 @@ extension Simulator {
             let deviceID = id ?? "device-\(s.deviceOrder.count + 1)"
             s.devices[deviceID] = SimulatorState.DeviceRecord(id: deviceID, name: name, osVersion: osVersion, environment: environment ?? s.config.environment)
             s.deviceOrder.append(deviceID)
+            s.feed.publish(.device(deviceID))
             return deviceID
         }
     }

@@ -215,6 +215,8 @@ struct SimulatorState: Sendable {
     var acceptedCount = 0
     var rejectedCount = 0
     var droppedCount = 0
+    /// Who listens to changes (`Simulator.changes()`).
+    let feed = SimulatorFeed()
 
     init(config: SimulatorConfiguration) {
         self.config = config
@@ -231,6 +233,7 @@ struct SimulatorState: Sendable {
     mutating func record(_ make: (Int) -> PushRecord) {
         sequence += 1
         let entry = make(sequence)
+        feed.publish(.push(entry, activities: entry.deliveries.compactMap { $0.activityID.flatMap { activities[$0]?.snapshot } }))
         switch entry.verdict {
         case .accepted: acceptedCount += 1
         case .rejected: rejectedCount += 1
@@ -251,6 +254,7 @@ struct SimulatorState: Sendable {
     mutating func emit(_ time: Date, _ deviceID: String, _ bundleID: String, _ kind: SimulatorEvent.Kind) {
         if config.eventCapacity <= 0 { return }
         let event = SimulatorEvent(time: time, deviceID: deviceID, bundleID: bundleID, kind: kind)
+        feed.publish(.event(event))
         if events.count >= config.eventCapacity {
             events[eventStart] = event
             eventStart = (eventStart + 1) % events.count

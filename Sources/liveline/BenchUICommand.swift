@@ -58,6 +58,7 @@ enum BenchUICommand: LivelineCommand {
               compact (q2 + q11 search)   \(String(format: "%9.0f", compactRate)) /s  \(String(format: "%.3f", compactRate / compatRate))
             """)
         Console.out(fanOutReport(seconds: seconds, template: template, departure: departure))
+        Console.out(try await dashboardLatencyReport())
         return 0
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboard
 import LivelineSimulator
 
 /// `liveline simulator`: runs the APNs simulator; `liveline simulator status|devices|activities|log`
@@ -20,6 +21,10 @@ enum SimulatorCommand: LivelineCommand {
             .init(name: "ca-file", valueName: "file", help: "Query: the CA file to trust (default: from the state directory)."),
             .init(name: "limit", valueName: "n", help: "log: how many pushes to show (default 50)."),
             .init(name: "json", valueName: nil, help: "Query: print the API's JSON instead of text."),
+            .init(name: "dashboard", valueName: nil, help: "Also serve the live dashboard of the simulated iPhones on loopback (HTTP/1.1); prints its URL. The clock follows real time until advanced."),
+            .init(name: "dashboard-port", valueName: "n", help: "The dashboard's port on 127.0.0.1; 0 picks a free one (default 2198)."),
+            .init(name: "forward-interactions", valueName: "url", help: "With --dashboard: POST taps to <url>/v1/activities/{id}/interactions, as the service expects them."),
+            .init(name: "forward-key", valueName: "key", help: "With --forward-interactions: the app key sent as 'Authorization: Bearer' (never printed)."),
         ],
         positionals: 0...1,
         discussion: """
@@ -35,6 +40,10 @@ enum SimulatorCommand: LivelineCommand {
           devices     devices, apps and their tokens
           activities  every Live Activity with its state and content
           log         the latest pushes with their verdicts (accepted, rejected, dropped and why)
+
+        --dashboard serves a page (docs/dashboard.md) with each device's Lock Screen and Dynamic Island,
+        its delivery log, its tokens and controls, updated over server-sent events; the same control
+        routes (POST /simulator/v1/...) answer scripts on the dashboard's port.
         """)
 
     static let queries = ["status", "devices", "activities", "log"]
@@ -145,6 +154,7 @@ enum SimulatorCommand: LivelineCommand {
             guard let v = UInt64(s) else { throw arguments.usageError("'--seed' must be a non-negative integer, got '\(s)'") }
             seed = v
         }
+        let dashboardOptions = try dashboardOptions(arguments)
         let absoluteState = stateDir.hasPrefix("/") ? stateDir : FileManager.default.currentDirectoryPath + "/" + stateDir
         var setup: SimulatorSetup
         var generatedKey: (file: String, keyID: String, teamID: String)?
@@ -164,7 +174,7 @@ enum SimulatorCommand: LivelineCommand {
         let simulator: Simulator
         let certificates: SimulatorCertificates
         do {
-            simulator = try setup.makeSimulator()
+            simulator = try setup.makeSimulator(clock: dashboardOptions == nil ? SystemClock() : LiveClock())
             certificates = try SimulatorCertificates.prepare(in: absoluteState, extraNames: host == "127.0.0.1" || host == "0.0.0.0" ? [] : [host])
         } catch {
             throw CLIError(message: error.message)
@@ -184,7 +194,22 @@ enum SimulatorCommand: LivelineCommand {
             throw CLIError(message: error.message)
         }
 
+        var dashboard: Dashboard?
+        if let options = dashboardOptions {
+            do {
+                dashboard = try Dashboard.start(control: SimulatorControl(simulator: simulator, forwarding: options.forwarding), port: options.port)
+            } catch {
+                await server.stop()
+                try? FileManager.default.removeItem(atPath: endpointFile)
+                throw CLIError(message: "cannot start the dashboard: \(error.message)")
+            }
+        }
+
         var text = "APNs simulator (\(setup.configuration.environment.rawValue)) listening on \(server.url)\n"
+        if let dashboard {
+            text += "Dashboard: \(dashboard.url)\n"
+            if let forwarding = dashboardOptions?.forwarding { text += "Taps are forwarded to \(forwarding.baseURL.absoluteString)/v1/activities/{id}/interactions\n" }
+        }
         text += "CA file: \(certificates.caFile)\n"
         if let inspectionToken {
             text += "Inspection token: \(inspectionToken) (send 'authorization: Bearer <token>' to /simulator/v1/; also in \(endpointFile), mode 0600)\n"
@@ -206,10 +231,33 @@ enum SimulatorCommand: LivelineCommand {
         Console.out(text)
 
         await waitForTermination()
+        await dashboard?.stop()
         await server.stop()
         try? FileManager.default.removeItem(atPath: endpointFile)
         Console.err("simulator stopped")
         return 0
+    }
+
+    /// `--dashboard` and its options; nil without it (its options alone are a usage error).
+    static func dashboardOptions(_ arguments: Arguments) throws -> (port: Int, forwarding: InteractionForwarding?)? {
+        guard arguments.flag("dashboard") else {
+            for name in ["dashboard-port", "forward-interactions", "forward-key"] where arguments.value(name) != nil {
+                throw arguments.usageError("'--\(name)' needs '--dashboard'")
+            }
+            return nil
+        }
+        let port = try arguments.int("dashboard-port") ?? 2198
+        guard (0...65535).contains(port) else { throw arguments.usageError("'--dashboard-port' must be 0 to 65535, got \(port)") }
+        var forwarding: InteractionForwarding?
+        if let text = arguments.value("forward-interactions") {
+            guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw arguments.usageError("'--forward-interactions' must be an http or https URL such as http://127.0.0.1:8080, got '\(text)'")
+            }
+            forwarding = InteractionForwarding(baseURL: url, appKey: arguments.value("forward-key"))
+        } else if arguments.value("forward-key") != nil {
+            throw arguments.usageError("'--forward-key' needs '--forward-interactions'")
+        }
+        return (port, forwarding)
     }
 
     /// Whether `host` is a loopback address (`localhost`, `127.0.0.0/8`, `::1`).

@@ -27,7 +27,7 @@ struct ClientError: Error, CustomStringConvertible {
 /// hence `@unchecked Sendable`.
 final class RawConnection: @unchecked Sendable {
     private var fd: Int32
-    private var buffer: [UInt8] = []
+    fileprivate var buffer: [UInt8] = []
 
     private init(fd: Int32) { self.fd = fd }
 
@@ -156,7 +156,7 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
-    private func find(_ pattern: [UInt8]) -> Int? {
+    fileprivate func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
         for start in 0...(buffer.count - pattern.count) where buffer[start] == pattern[0] {
             if Array(buffer[start..<(start + pattern.count)]) == pattern { return start }
@@ -165,7 +165,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads more bytes into the buffer; 0 at EOF or reset.
-    private func fill() throws -> Int {
+    fileprivate func fill() throws -> Int {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count < 0 {
@@ -194,4 +194,20 @@ extension RawConnection {
 /// `GET path` with a Host header and any extra header lines.
 func get(_ path: String, _ extra: String = "") -> String {
     "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
+}
+
+extension RawConnection {
+    /// Reads raw bytes until they contain `text`; returns everything up to and including it
+    /// (streamed bodies: the chunk framing stays in).
+    func read(until text: String) throws -> String {
+        let pattern = Array(text.utf8)
+        while true {
+            if let start = find(pattern) {
+                let end = start + pattern.count
+                defer { buffer.removeFirst(end) }
+                return String(decoding: buffer[..<end], as: UTF8.self)
+            }
+            if try fill() == 0 { throw ClientError(description: "connection closed before \"\(text)\"") }
+        }
+    }
 }

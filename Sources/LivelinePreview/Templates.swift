@@ -1,0 +1,64 @@
+import Foundation
+import LivelineCore
+import LivelineUI
+
+/// The typed templates previews know, by `attributes-type`, each with the schema its payloads are
+/// checked against (the checks' findings become the document's warnings).
+enum Templates {
+    typealias Render = @Sendable (_ attributes: JSONValue?, _ state: JSONValue, _ options: PreviewOptions) throws -> UILayout
+
+    struct Template: Sendable {
+        var schema: ActivitySchema
+        var render: Render
+    }
+
+    static let all: [String: Template] = [
+        FlightAttributes.attributesType: Template(schema: FlightAttributes.schema) { attributes, state, options in
+            let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
+            let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
+                                                                    type: "FlightAttributes")
+            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content)
+        },
+    ]
+
+    /// The layout of `type`'s state and what its schema finds in the payload (dates in the wrong
+    /// unit, keys the device ignores).
+    /// - Throws: `PreviewError` when the state or attributes would not decode on the device.
+    static func layout(_ template: Template, type: String, attributes: JSONValue?, state: JSONValue,
+                       options: PreviewOptions) throws -> (UILayout, [String]) {
+        var findings = template.schema.checkContentState(state)
+        if let attributes, attributes != .null { findings += template.schema.checkAttributes(attributes) }
+        if let failure = findings.first(where: \.isDecodingFailure) {
+            throw PreviewError("the \(type) payload would not decode on the device, so it cannot be drawn: \(failure)")
+        }
+        return (try template.render(attributes, state, options), findings.map(\.description))
+    }
+
+    /// `value` decoded as the device does (Foundation's default decoder: dates in reference-date seconds).
+    static func decode<T: Decodable>(_ value: JSONValue?, as type: T.Type, field: String, type name: String) throws -> T {
+        guard let value, value != .null else {
+            throw PreviewError("""
+                \(name) needs its \(field) to be drawn (an update push carries no attributes: take them from the \
+                push-to-start body or the device's activity)
+                """)
+        }
+        do { return try value.decode(T.self) } catch {
+            throw PreviewError("\(field) does not decode as \(name)'s \(field == "attributes" ? "attributes" : "ContentState"): \(Self.reason(error))")
+        }
+    }
+
+    /// A decoding error as a short sentence naming the field.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(path(context).isEmpty ? "" : path(context) + ".")\(key.stringValue)"
+        case .typeMismatch(let type, let context): return "\(path(context)) is not \(type == Date.self ? "a date (seconds since 2001-01-01)" : "\(type)")"
+        case .valueNotFound(_, let context): return "\(path(context)) is null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
