@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl)
 case "${1:-build}" in
-  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb chromium chromium-driver python3-selenium) ;;
+  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb chromium chromium-driver python3-selenium firefox-esr python3-websockets) ;;
   demo|build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac

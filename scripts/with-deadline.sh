@@ -10,10 +10,11 @@ case "$1" in ''|*[!0-9]*) echo "error: SECONDS must be a whole number, got '$1'"
 limit=$1
 shift
 
-# The command leads a process group of its own, so that everything it started can be found and stopped.
+# The command leads a session of its own, so that everything it started (also what it put in process
+# groups of their own, as swift test does with its test runner) can be found and stopped.
 setsid "$@" &
 child=$!
-trap 'kill -TERM -- "-$child" 2>/dev/null' INT TERM
+trap 'pkill -TERM -s "$child" 2>/dev/null' INT TERM
 # A watcher that wakes once at the deadline; the command's exit ends it.
 (
   sleep "$limit" >/dev/null 2>&1 &
@@ -21,7 +22,7 @@ trap 'kill -TERM -- "-$child" 2>/dev/null' INT TERM
   trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
   wait "$sleeper"
   echo "with-deadline: '$*' still running after $limit s; stacks of what is still running:" >&2
-  for pid in $(pgrep -g "$child" 2>/dev/null); do
+  for pid in $(pgrep -s "$child" 2>/dev/null); do
     echo "---- process $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-200)" >&2
     if command -v gdb >/dev/null 2>&1; then
       timeout 60 gdb -p "$pid" -batch -nx -ex "set pagination off" -ex "thread apply all bt 30" 2>/dev/null \
@@ -30,7 +31,7 @@ trap 'kill -TERM -- "-$child" 2>/dev/null' INT TERM
       echo "(gdb not installed: no stacks; apt-get install gdb)" >&2
     fi
   done
-  kill -KILL -- "-$child" 2>/dev/null
+  pkill -KILL -s "$child" 2>/dev/null
 ) &
 watcher=$!
 wait "$child"

@@ -2,17 +2,29 @@ import Foundation
 import LivelineTesting
 import Testing
 
-@Suite("Dashboard: in a real browser (headless Chromium through chromedriver and python3-selenium)")
+@Suite("Dashboard: in real browsers (headless Chromium through chromedriver and python3-selenium; headless Firefox over WebDriver BiDi)", .serialized)
 struct DashboardBrowserTests {
-    @Test("a push changes the device's DOM, a tap is recorded and forwarded, the keyboard works the controls, a screenshot is not blank, 50 devices render")
-    func dashboardInChromium() async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Browser/dashboard_test.py").path
+    /// Runs `Tests/Browser/SCRIPT` with Debian's python3 (it has python3-selenium and
+    /// python3-websockets), not whatever python3 is first on PATH, against the built `liveline`.
+    static func runScript(_ script: String) async throws -> ProcessOutput {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Browser/\(script)").path
         let liveline = BuiltProduct.path("liveline")
         try #require(FileManager.default.isExecutableFile(atPath: liveline), "build liveline first (swift build --build-tests builds it): \(liveline)")
-        // Debian's python3 (it has python3-selenium), not whatever python3 is first on PATH.
-        let result = try await ProcessRunner.run("/usr/bin/python3", [script, liveline])
+        return try await ProcessRunner.run("/usr/bin/python3", [path, liveline])
+    }
+
+    @Test("Chromium: a push changes the device's DOM, a tap is recorded and forwarded, the keyboard works the controls, a screenshot is not blank, 50 devices render")
+    func dashboardInChromium() async throws {
+        let result = try await Self.runScript("dashboard_test.py")
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stdoutText.contains("dashboard browser test passed"), "\(result.stdoutText)\(result.stderrText)")
+    }
+
+    @Test("Firefox: the page loads and streams, a push-to-start and an update change the device's DOM, a tap is forwarded, a screenshot is not blank")
+    func dashboardInFirefox() async throws {
+        let result = try await Self.runScript("dashboard_firefox_test.py")
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stdoutText.contains("dashboard Firefox test passed"), "\(result.stdoutText)\(result.stderrText)")
     }
 }
