@@ -3,10 +3,14 @@
 # Usage: scripts/install-deps.sh [build|test|demo]
 set -euo pipefail
 
-packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl)
+packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl
+  libcurl4-openssl-dev zlib1g-dev)
+# Preview PNGs: headless Chromium through chromedriver, with fonts for the text.
+browser=(chromium chromium-driver fonts-dejavu-core)
 case "${1:-build}" in
-  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk) ;;
-  demo|build) ;;
+  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk "${browser[@]}") ;;
+  demo) packages+=("${browser[@]}") ;;
+  build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac
 
