@@ -38,15 +38,14 @@ final class DriverProcess: Sendable {
 
     /// Starts `chromedriver` with `arguments` (its output merged into one pipe).
     static func start(_ chromedriver: String, _ arguments: [String]) throws(BrowserError) -> DriverProcess {
+        // Close-on-exec from the start, so no child started meanwhile on another thread inherits an
+        // end (dup2 onto 0, 1 and 2 clears the flag for this child).
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else { throw BrowserError("cannot start \(chromedriver): pipe: \(String(cString: strerror(errno)))") }
-        guard pipe(&output) == 0 else {
+        guard cloexecPipe(&input) == 0 else { throw BrowserError("cannot start \(chromedriver): pipe: \(String(cString: strerror(errno)))") }
+        guard cloexecPipe(&output) == 0 else {
             close(input[0]); close(input[1])
             throw BrowserError("cannot start \(chromedriver): pipe: \(String(cString: strerror(errno)))")
         }
-        // The parent's ends are not inherited by any other child.
-        _ = fcntl(input[1], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(output[0], F_SETFD, FD_CLOEXEC)
         defer { close(input[0]); close(output[1]) }
 
         var actions = posix_spawn_file_actions_t()
@@ -55,7 +54,7 @@ final class DriverProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        for fd in inheritedDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        closeInherited(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -88,9 +87,28 @@ final class DriverProcess: Sendable {
         return process
     }
 
-    /// This process's open descriptors now (none of them belongs in the child).
-    private static func inheritedDescriptors() -> [Int32] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    private static let pipe2: Pipe2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2").map { unsafeBitCast($0, to: Pipe2.self) }
+
+    /// `pipe2(O_CLOEXEC)`, or `pipe` then the flag where glibc lacks it.
+    private static func cloexecPipe(_ fds: UnsafeMutablePointer<Int32>) -> Int32 {
+        if let pipe2 { return pipe2(fds, O_CLOEXEC) }
+        guard pipe(fds) == 0 else { return -1 }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return 0
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (a GNU extension Swift's Glibc does not import).
+    private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
+    /// Closes every descriptor above 2 in the child: none of this process's belongs there.
+    private static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom, addCloseFrom(&actions, 3) == 0 { return }
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+        for fd in open where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
     }
 
     private init(groupID: pid_t, guardPipe: Int32) {
