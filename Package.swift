@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, arrows one way (each module lists what it may import):
 //   LivelineCore (Foundation only, builds for iOS)
 //     ← LivelineUI (Voltra wire format; brotli)
+//       ← LivelinePreview (text and HTML previews of a layout or a typed activity; Foundation only)
 //     ← LivelineKit (the app side: app API client, token uploader, ActivityKit coordinator; Foundation only, builds for iOS)
 //   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
 //   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
@@ -25,6 +26,7 @@ let package = Package(
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),
+        .library(name: "LivelinePreview", targets: ["LivelinePreview"]),
         .library(name: "LivelineKit", targets: ["LivelineKit"]),
         .library(name: "LivelineKitSimulator", targets: ["LivelineKitSimulator"]),
         .library(name: "LivelineCrypto", targets: ["LivelineCrypto"]),
@@ -56,6 +58,7 @@ let package = Package(
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
+        .target(name: "LivelinePreview", dependencies: ["LivelineCore", "LivelineUI"]),
         .target(name: "LivelineKit", dependencies: ["LivelineCore"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
         .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
@@ -71,12 +74,13 @@ let package = Package(
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
-            "LivelineCore", "LivelineUI", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
+            "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
             "LivelineTesting", "CJemalloc", "LivelineBrowser",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
+        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore"]),
         .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
@@ -94,7 +98,7 @@ let package = Package(
             "LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineSimulator", "LivelineService", "LivelineStore", "LivelineHTTPServer",
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser"]),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI"]),
         .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib"]),
         // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).

@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineKit
 import LivelineKitSimulator
+import LivelinePreview
 import LivelineSimulator
 import LivelineTesting
 import LivelineUI

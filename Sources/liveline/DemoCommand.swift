@@ -2,6 +2,7 @@ import Foundation
 import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
+import LivelinePreview
 import LivelineSimulator
 import LivelineUI
 

@@ -1,15 +1,17 @@
 import Foundation
 import LivelineCore
+import LivelinePreview
 import LivelineUI
 
 /// `liveline ui preview FILE|STRING`: a text (or HTML) mock of the Lock Screen and Dynamic Island.
 enum UIPreviewCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline ui preview", abstract: "Draw a layout or a uiJsonData string as text (or HTML): Lock Screen and Dynamic Island.",
-        usage: "<layout.json|string|file> [--region lock|island|all] [--html] [--now <date>] [--width <n>] [--time-zone <tz>]",
+        usage: "<layout.json|string|file> [--region lock|island|all] [--html [--dark]] [--now <date>] [--width <n>] [--time-zone <tz>]",
         options: [
             .init(name: "region", valueName: "lock|island|all", help: "What to draw (default all)."),
-            .init(name: "html", help: "Print a self-contained HTML page instead of text."),
+            .init(name: "html", help: "Print a self-contained HTML page (real point sizes, fonts, colours) instead of text."),
+            .init(name: "dark", help: "With --html: the dark appearance."),
             .init(name: "now", valueName: "date", help: "The moment to show: timers count to it (default now)."),
             .init(name: "width", valueName: "n", help: "Columns of the text preview (default 44, at least 24)."),
             .init(name: "time-zone", valueName: "tz", help: "Time zone of the Lock Screen clock, e.g. Europe/Lisbon (default UTC)."),
@@ -19,7 +21,8 @@ enum UIPreviewCommand: LivelineCommand {
             The argument is a JSON-form layout file, a uiJsonData string, or a file (or '-' for stdin)
             holding the string, a payload v1 JSON or a whole APNs body. A payload is decoded as the
             device decodes it, so what it would not draw (an unknown component) is not drawn.
-            Symbols show as [sf:name], images as [img:asset]; timers are resolved at --now.
+            In text, symbols show as [sf:name], images as [img:asset]; in HTML as drawn stand-ins.
+            Timers are resolved at --now.
             DATE is \(DateArgument.formats).
             """)
 
@@ -40,9 +43,19 @@ enum UIPreviewCommand: LivelineCommand {
             }
             timeZone = zone
         }
+        if arguments.flag("dark") && !arguments.flag("html") { throw arguments.usageError("'--dark' goes with '--html'") }
         let (layout, issues) = try UICLI.anyLayout(arguments.positionals[0])
-        let preview = UIPreview(width: width, now: now, timeZone: timeZone)
-        Console.out(arguments.flag("html") ? preview.html(layout, surface: surface) : preview.text(layout, surface: surface))
+        if arguments.flag("html") {
+            let presentations: [Presentation] = switch surface {
+            case .lockScreen: [.lockScreen]
+            case .island: [.islandCompact, .islandMinimal, .islandExpanded]
+            case .all: Presentation.allCases
+            }
+            let options = PreviewOptions(at: now, dark: arguments.flag("dark"), timeZone: timeZone, presentations: presentations)
+            Console.out(ActivityPreview.document(layout: layout, warnings: issues.map(\.description), options: options).html)
+        } else {
+            Console.out(UIPreview(width: width, now: now, timeZone: timeZone).text(layout, surface: surface))
+        }
         for issue in issues { Console.err("warning: \(issue)") }
         return 0
     }

@@ -331,7 +331,7 @@ struct UICommandTests {
         // The boarding countdown ends at 2026-01-01T08:30:00Z.
         let fromFile = try await CLI.run(["ui", "preview", Self.boardingLayout, "--now", "2026-01-01T08:25:00Z"])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
-        for part in ["Lock Screen · 08:25", "LIS", "ZRH", "Boards in 05:00", "tint #0B1220", "Dynamic Island · compact",
+        for part in ["Lock Screen · 08:25", "LIS", "ZRH", "Boards in 5:00", "tint #0B1220", "Dynamic Island · compact",
                      "Gate B12", "Dynamic Island · minimal", "Dynamic Island · expanded", "[sf:airplane]"] {
             #expect(fromFile.stdout.contains(part), "\(part) missing in\n\(fromFile.stdout)")
         }
@@ -354,8 +354,10 @@ struct UICommandTests {
 
         let html = try await CLI.run(["ui", "preview", Self.boardingLayout, "--html", "--now", "2026-01-01T08:25:00Z"])
         #expect(html.status == 0, "\(html.stderr)")
-        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains(">Boards in 05:00<"))
-        #expect(html.stdout.contains("background:#0B1220"))
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains(">Boards in 5:00<"))
+        #expect(html.stdout.contains("background:#0B1220") && html.stdout.contains("data-ll-box=\"island-expanded\""))
+        let dark = try await CLI.run(["ui", "preview", Self.boardingLayout, "--html", "--dark", "--region", "lock"])
+        #expect(dark.stdout.contains("<div class=\"ll-preview ll-dark\"") && !dark.stdout.contains("data-ll-box=\"island-compact\""))
     }
 
     @Test("preview errors: bad options exit 64, unreadable input exits 1 and names it", arguments: [
@@ -364,6 +366,7 @@ struct UICommandTests {
         (["ui", "preview", "x.json", "--now", "teatime"], 64, "'--now' cannot read 'teatime' as a date"),
         (["ui", "preview", "x.json", "--time-zone", "Mars/Olympus"], 64, "'--time-zone' is not a time zone: 'Mars/Olympus'"),
         (["ui", "preview"], 64, "expected 1 argument, got none"),
+        (["ui", "preview", "x.json", "--dark"], 64, "'--dark' goes with '--html'"),
         (["ui", "preview", "aGVsbG8="], 1, "uiJsonData is not a brotli stream"),
         (["ui", "preview", "{\"lockScreen\": 5}"], 1, "lockScreen"),
     ])

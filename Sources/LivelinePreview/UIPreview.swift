@@ -1,17 +1,17 @@
 import Foundation
 import LivelineCore
+import LivelineUI
 
-/// Previews of a Live Activity UI for people: a plain-text mock of the Lock Screen and the Dynamic
-/// Island for terminals and logs, and an HTML page for a browser.
+/// A plain-text mock of a Live Activity UI's Lock Screen and Dynamic Island, for terminals and
+/// logs (`ActivityPreview` draws it as HTML).
 ///
 /// ```swift
 /// let preview = UIPreview(now: Date(), timeZone: TimeZone(identifier: "Europe/Lisbon")!)
 /// print(preview.text(layout))              // Lock Screen card, then compact, minimal and expanded island
-/// let page = preview.html(decoded.layout)  // a self-contained HTML document
 /// ```
 /// Timers and time-based progress are resolved at `now`, so a countdown shows `mm:ss` left; the
 /// clock in the Lock Screen header is `now` in `timeZone`. The same inputs give the same output.
-/// Symbols are shown as `[sf:name]`, images as `[img:asset]`; colors and fonts only in HTML.
+/// Symbols are shown as `[sf:name]`, images as `[img:asset]`; colors and fonts are not drawn.
 public struct UIPreview: Sendable {
     /// Which part of the UI to draw.
     public enum Surface: String, CaseIterable, Sendable {
@@ -43,11 +43,6 @@ public struct UIPreview: Sendable {
         UIPreview(width: width, now: now, timeZone: timeZone).text(layout, surface: surface)
     }
 
-    /// The HTML page of `layout` at `now` (see `html(_:surface:)`).
-    public static func html(_ layout: UILayout, surface: Surface = .all, now: Date, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) -> String {
-        UIPreview(now: now, timeZone: timeZone).html(layout, surface: surface)
-    }
-
     var values: PreviewValues { PreviewValues(now: now) }
 
     // MARK: Text
@@ -59,7 +54,7 @@ public struct UIPreview: Sendable {
         if surface != .island { parts.append(lockScreenBlock(layout, renderer)) }
         if surface != .lockScreen { parts += islandBlocks(layout, renderer) }
         if surface == .all, let small = layout.regions[.supplementalSmall] {
-            let inner = renderer.renderStack(small.elements, width: min(width, 28) - 4)
+            let inner = renderer.renderStack(PreviewValues.elements(small), width: min(width, 28) - 4)
             parts.append(inner.padded(to: min(width, 28) - 4).framed(rounded: true, title: "Small family"))
         }
         return parts.map { $0.lines.map(\.trimmingTrailingSpaces).joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
@@ -72,7 +67,7 @@ public struct UIPreview: Sendable {
     /// width less the frame); empty when the region is absent or renders nothing.
     public func lines(_ region: Region, of layout: UILayout, width: Int? = nil) -> [String] {
         guard let content = layout.regions[region] else { return [] }
-        return TextRenderer(values: values).renderStack(content.elements, width: width ?? self.width - 4).lines.map(\.trimmingTrailingSpaces)
+        return TextRenderer(values: values).renderStack(PreviewValues.elements(content), width: width ?? self.width - 4).lines.map(\.trimmingTrailingSpaces)
     }
 
     /// One element laid out in `width` columns, without a frame.
@@ -91,7 +86,7 @@ public struct UIPreview: Sendable {
 
     func lockScreenBlock(_ layout: UILayout, _ renderer: TextRenderer) -> TextBlock {
         let inner = width - 4
-        let content = layout.regions[.lockScreen].map { renderer.renderStack($0.elements, width: inner) } ?? .empty
+        let content = layout.regions[.lockScreen].map { renderer.renderStack(PreviewValues.elements($0), width: inner) } ?? .empty
         let note = layout.lockScreenBackgroundTint.map { "tint \($0)" }
         return content.padded(to: inner, .center).framed(rounded: true, title: "Lock Screen · \(clock)", note: note)
     }
@@ -105,7 +100,7 @@ public struct UIPreview: Sendable {
         let side = (pill - 4 - 6) / 2
         func oneLine(_ region: Region, _ room: Int, _ placement: HorizontalPlacement) -> String {
             guard let content = layout.regions[region] else { return String(repeating: " ", count: room) }
-            let block = renderer.renderStack(content.elements, width: room)
+            let block = renderer.renderStack(PreviewValues.elements(content), width: room)
             let first = block.lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
             let text = block.lines.count > 1 ? TextBlock.truncate(first.trimmingTrailingSpaces + "…", to: room) : first
             return TextBlock.pad(text.trimmingCharacters(in: .whitespaces), to: room, placement)
@@ -126,7 +121,7 @@ public struct UIPreview: Sendable {
         let third = inner / 3
         func block(_ region: Region, _ room: Int, _ alignment: HorizontalPlacement) -> TextBlock {
             guard let content = layout.regions[region] else { return .empty }
-            return renderer.renderStack(content.elements, width: room, alignment: alignment)
+            return renderer.renderStack(PreviewValues.elements(content), width: room, alignment: alignment)
         }
         let leading = block(.islandExpandedLeading, third, .leading)
         let trailing = block(.islandExpandedTrailing, third, .trailing)

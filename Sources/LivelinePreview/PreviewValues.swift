@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineUI
 
 /// What the device computes from props before drawing: prop values with the device's defaults,
 /// timer text at a given moment, progress fractions, style lengths. Shared by the text and HTML previews.
@@ -24,6 +25,14 @@ struct PreviewValues: Sendable {
         case .element(let e)?: [e]
         case .elements(let list)?: list
         default: []
+        }
+    }
+
+    /// The elements of a region, in order.
+    static func elements(_ content: RegionContent) -> [UIElement] {
+        switch content {
+        case .element(let e): [e]
+        case .fragment(let list): list
         }
     }
 
@@ -79,7 +88,7 @@ struct PreviewValues: Sendable {
     /// What a Timer shows at `now`: the live text with its running or completed template applied.
     ///
     /// Counting down (the default) shows the time left to `endAtMs` (or `startAtMs`/now + `durationMs`);
-    /// counting up shows the time since `startAtMs`. Minutes and seconds as `mm:ss`, or `h:mm:ss`
+    /// counting up shows the time since `startAtMs`. Minutes and seconds as `m:ss`, or `h:mm:ss`
     /// with `showHours`; `textStyle: relative` reads like `12 min, 5 sec`.
     func timerText(_ element: UIElement) -> String {
         let start = Self.date(element, "startAtMs")
@@ -119,12 +128,13 @@ struct PreviewValues: Sendable {
         return out
     }
 
-    /// `mm:ss` (minutes may pass 59), or `h:mm:ss`.
+    /// `m:ss` as SwiftUI's timer text draws it (no leading zero; minutes may pass 59), or `h:mm:ss`
+    /// with `showHours` once an hour or more is left.
     static func clock(_ seconds: Double, hours: Bool) -> String {
         let total = Int(seconds)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        if hours { return "\(total / 3600):\(two(total / 60 % 60)):\(two(total % 60))" }
-        return "\(two(total / 60)):\(two(total % 60))"
+        if hours && total >= 3600 { return "\(total / 3600):\(two(total / 60 % 60)):\(two(total % 60))" }
+        return "\(total / 60):\(two(total % 60))"
     }
 
     /// `2 hr, 5 min` / `12 min, 5 sec` / `40 sec`.
@@ -195,17 +205,4 @@ struct PreviewValues: Sendable {
             return (kind, values, labels)
         }
     }
-
-    /// A few SF Symbols as characters, for the HTML preview.
-    static let symbolGlyphs: [String: String] = [
-        "airplane": "✈", "airplane.departure": "🛫", "airplane.arrival": "🛬", "car.fill": "🚗", "car": "🚗",
-        "star.fill": "★", "star": "☆", "heart.fill": "♥", "heart": "♡", "checkmark": "✓", "checkmark.circle.fill": "✔",
-        "xmark": "✕", "xmark.circle.fill": "✖", "clock": "🕒", "clock.fill": "🕒", "timer": "⏱", "bell.fill": "🔔",
-        "bell": "🔔", "figure.walk": "🚶", "bolt.fill": "⚡", "flag.checkered": "🏁", "location.fill": "➤",
-        "mappin": "📍", "bag.fill": "🛍", "cart.fill": "🛒", "fork.knife": "🍴", "cup.and.saucer.fill": "☕",
-        "sportscourt.fill": "🏟", "soccerball": "⚽", "basketball.fill": "🏀", "play.fill": "▶", "pause.fill": "⏸",
-        "stop.fill": "⏹", "music.note": "♪", "info.circle": "ⓘ", "exclamationmark.triangle.fill": "⚠", "bus.fill": "🚌",
-        "tram.fill": "🚋", "bicycle": "🚲", "shippingbox.fill": "📦", "house.fill": "⌂", "sun.max.fill": "☀",
-        "cloud.fill": "☁", "moon.fill": "☾", "arrow.right": "→", "arrow.left": "←", "arrow.up": "↑", "arrow.down": "↓",
-    ]
 }

@@ -1,19 +1,20 @@
 import Foundation
 import LivelineCore
+import LivelineUI
 import Testing
-@testable import LivelineUI
+@testable import LivelinePreview
 
 @Suite struct UIPreviewTests {
     static let utc = TimeZone(secondsFromGMT: 0)!
-    static let departure = FlightTemplateTests.departure
-    static let states = FlightTemplateTests.states
+    static let departure = Fixtures.departure
+    static let states = Fixtures.states
     static let expected: [(status: String, gate: String, clock: String)] = [
         ("Scheduled", "—", "08:30"), ("Delayed 45 min", "B12", "09:15"), ("Boarding", "B12", "08:30"),
     ]
 
     /// The flight tracker's state `index`, sent and decoded as the device would.
     static func decodedFlight(_ index: Int) throws -> DecodedUI {
-        let content = try FlightTemplate(timeZone: utc).contentState(attributes: FlightTemplateTests.attributes, state: states[index],
+        let content = try FlightTemplate(timeZone: utc).contentState(attributes: Fixtures.attributes, state: states[index],
                                                                      mode: .compatible)
         return try VoltraDecoder.decode(base64: content.uiJsonData)
     }
@@ -35,7 +36,7 @@ import Testing
         }
         #expect(lock.replacingOccurrences(of: "\n│", with: " ").contains(expected.status.split(separator: " ")[0]))
         // The countdown may wrap in 44 columns; its words are there either way.
-        #expect((lock.contains("Boards in") && lock.contains("05:00")) == !state.isBoarding, "\(lock)")
+        #expect((lock.contains("Boards in") && lock.contains("5:00")) == !state.isBoarding, "\(lock)")
         #expect(lock.contains("[sf:figure.walk]") == state.isBoarding)
         #expect(lock.contains("Lock Screen · \(Self.clock(state.boardingTime.addingTimeInterval(-300)))"))
         #expect(lock.contains("tint #0B1220"))
@@ -47,7 +48,7 @@ import Testing
         for word in ["LIS", "ZRH", expected.status, "GATE \(expected.gate)", expected.clock] {
             #expect(expanded.contains(word), "\(word) missing in\n\(expanded)")
         }
-        #expect(expanded.contains(state.isBoarding ? "Boarding at gate B12" : "Boards in 05:00"))
+        #expect(expanded.contains(state.isBoarding ? "Boarding at gate B12" : "Boards in 5:00"))
         let compact = try #require(island.components(separatedBy: "Dynamic Island · minimal").first)
         #expect(compact.contains("[sf:airplane]"))
         #expect(compact.contains(state.isBoarding ? "B12" : "Boards in"))
@@ -89,16 +90,16 @@ import Testing
 
     @Test("timers resolve against now", arguments: [
         // endAtMs is 2026-01-01T09:00:00Z; now is 08:55:00.5.
-        (#""endAtMs":1767258000000"#, "05:00"),
-        (#""endAtMs":1767258000000,"textTemplates":{"running":"Boards in {time}","completed":"Gone"}"#, "Boards in 05:00"),
+        (#""endAtMs":1767258000000"#, "5:00"),
+        (#""endAtMs":1767258000000,"textTemplates":{"running":"Boards in {time}","completed":"Gone"}"#, "Boards in 5:00"),
         (#""endAtMs":1767257000000,"textTemplates":{"running":"Boards in {time}","completed":"Gone"}"#, "Gone"),
-        (#""endAtMs":1767257000000"#, "00:00"),
+        (#""endAtMs":1767257000000"#, "0:00"),
         (#""endAtMs":1767265200000"#, "125:00"),
         (#""endAtMs":1767265200000,"showHours":true"#, "2:05:00"),
         (#""endAtMs":1767258000000,"textStyle":"relative""#, "5 min, 0 sec"),
         (#""startAtMs":1767257000000,"direction":"up""#, "11:40"),
-        (#""startAtMs":1767257000000,"durationMs":60000,"direction":"up","textTemplates":{"completed":"done in {time}"}"#, "done in 01:00"),
-        (#""durationMs":90000"#, "01:30"),
+        (#""startAtMs":1767257000000,"durationMs":60000,"direction":"up","textTemplates":{"completed":"done in {time}"}"#, "done in 1:00"),
+        (#""durationMs":90000"#, "1:30"),
     ])
     func timers(props: String, shown: String) throws {
         let timer = try Self.element(#"{"type":"Timer","props":{\#(props)}}"#)
@@ -188,7 +189,8 @@ import Testing
         #expect(TextBlock.columns("✈️") == 2)
         #expect(TextBlock.columns("é") == 1)
         #expect(TextBlock.truncate("東京国際空港", to: 7) == "東京国…")
-        #expect(TextBlock.wrap("a verylongword b", to: 5) == ["a", "veryl", "ongwo", "rd b"])
+        #expect(TextBlock.wrap("a verylongword b", to: 5) == ["a", "very…", "b"])
+        #expect(TextBlock.wrap("[sf:figure.walk] Boarding", to: 12) == ["[sf:figure.…", "Boarding"])
         #expect(TextBlock(["ab", "東"]).framed().lines == ["┌────┐", "│ ab │", "│ 東 │", "└────┘"])
     }
 
@@ -207,7 +209,8 @@ import Testing
         let nothing = try VoltraDecoder.decode(json: Array(#"{"v":1,"ls":{"t":500,"c":"boom"}}"#.utf8))
         let empty = preview.text(nothing, surface: .lockScreen)
         #expect(empty.split(separator: "\n").dropFirst().dropLast().allSatisfy { $0 == "│" + String(repeating: " ", count: 42) + "│" }, "\(empty)")
-        #expect(!preview.html(nothing.layout).contains("boom"))
+        let page = ActivityPreview.document(layout: nothing.layout, warnings: [], options: PreviewOptions(at: Self.departure)).html
+        #expect(!page.contains("boom"))
     }
 
     @Test("hostile numbers neither crash the preview nor blow it up")
@@ -230,8 +233,8 @@ import Testing
         #expect(lines.count < 60, "\(text)")
         #expect(lines.allSatisfy { TextBlock.columns($0) <= 44 })
         #expect(text.hasPrefix("╭─ Lock Screen"))
-        let html = preview.html(layout)
-        #expect(html.count < 20_000)
+        let html = ActivityPreview.document(layout: layout, warnings: [], options: PreviewOptions(at: Self.departure)).html
+        #expect(html.count < 40_000)
     }
 
     @Test("a tree as deep as the limit (chained shared elements) is drawn; 900 levels are refused when decoded")
@@ -243,8 +246,9 @@ import Testing
         let decoded = try VoltraDecoder.decode(json: payload(LayoutLimits.maxDepth))
         let preview = UIPreview(now: Self.departure)
         #expect(preview.lines(.lockScreen, of: decoded.layout) == ["deep"])
-        #expect(preview.html(decoded.layout).contains(">deep<"))
-        #expect(throws: UIError(.invalidPayload, LayoutLimits.depthMessage(at: "e[64]"))) { try VoltraDecoder.decode(json: payload(900)) }
+        #expect(ActivityPreview.document(layout: decoded.layout, warnings: [], options: PreviewOptions(at: Self.departure)).html.contains(">deep<"))
+        let error = #expect(throws: UIError.self) { try VoltraDecoder.decode(json: payload(900)) }
+        #expect(error?.message.contains("more than \(LayoutLimits.maxDepth) levels deep (at e[64])") == true)
     }
 
     @Test("the supplemental small family is drawn with all, not with lock or island")
@@ -255,50 +259,5 @@ import Testing
         #expect(preview.text(layout).contains("│ Gate B12"))
         #expect(!preview.text(layout, surface: .lockScreen).contains("Gate B12"))
         #expect(!preview.text(layout, surface: .island).contains("Gate B12"))
-        #expect(preview.html(layout).contains("<figcaption>Small family</figcaption>"))
-    }
-
-    @Test("HTML escapes payload text and drops unsafe style values")
-    func htmlEscapes() throws {
-        let layout = try LayoutForm.parse(Array(#"""
-            {"lockScreen":{"type":"VStack","id":"x\" onclick=\"alert(1)","children":[
-              {"type":"Text","props":{"style":{"color":"red;background:url(https://evil.example/x)","fontSize":20}},"children":"<script>alert('hi')</script> & co"},
-              {"type":"Symbol","props":{"name":"\"><img src=x onerror=alert(1)>","tintColor":"expression(alert(1))"}},
-              {"type":"Image","props":{"source":{"assetName":"</span><script>"}}},
-              {"type":"Link","props":{"destination":"javascript:alert(1)"},"children":[{"type":"Text","children":"go"}]}]},
-             "island":{"minimal":{"type":"Text","props":{"style":{"backgroundColor":"linear-gradient(90deg, #000, #fff)"}},"children":"<b>"}}}
-            """#.utf8))
-        let html = UIPreview(now: Self.departure).html(layout)
-        #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(!html.contains("<script"))
-        #expect(!html.contains("<b>") && !html.contains("<img"))
-        #expect(html.contains("&lt;script&gt;alert(&#39;hi&#39;)&lt;/script&gt; &amp; co"))
-        #expect(html.contains("&lt;/span&gt;&lt;script&gt;"))
-        #expect(!html.contains("url(") && !html.contains("expression("))
-        #expect(!html.contains("href="))
-        #expect(html.contains("data-id=\"x&quot; onclick=&quot;alert(1)\""))
-        #expect(html.contains("font-size:20px"))
-        #expect(html.contains("background:linear-gradient(90deg, #000, #fff)"))
-    }
-
-    @Test("HTML of the flight states holds the same texts, the tints and the island parts", arguments: 0..<3)
-    func flightHTML(index: Int) throws {
-        let decoded = try Self.decodedFlight(index)
-        let state = Self.states[index]
-        let html = UIPreview.html(decoded.layout, now: state.boardingTime.addingTimeInterval(-300), timeZone: Self.utc)
-        let expected = Self.expected[index]
-        for text in [">LIS<", ">ZRH<", ">\(expected.status)<", ">\(expected.gate)<", ">GATE \(expected.gate)<", ">\(expected.clock)<"] {
-            #expect(html.contains(text), "\(text)")
-        }
-        #expect(html.contains(">Boards in 05:00<") == !state.isBoarding)
-        let endMs = Int(state.boardingTime.timeIntervalSince1970 * 1000)
-        #expect(html.contains("class=\"ll-t ll-timer\" data-end-ms=\"\(endMs)\" data-direction=\"down\"") == !state.isBoarding)
-        #expect(UIPreview(now: Self.departure).html(decoded) == UIPreview(now: Self.departure).html(decoded.layout))
-        #expect(html.contains("class=\"ll-lock\" style=\"background:#0B1220\""))
-        #expect(html.contains("box-shadow:0 0 0 2px #38BDF8"))
-        for part in ["ll-compact", "ll-minimal", "ll-expanded", "ll-camera"] { #expect(html.contains(part)) }
-        #expect(html.components(separatedBy: "<div").count == html.components(separatedBy: "</div>").count)
-        let lockOnly = UIPreview(now: Self.departure).htmlFragment(decoded.layout, surface: .lockScreen)
-        #expect(lockOnly.hasPrefix("<div class=\"ll-preview\"><style>") && !lockOnly.contains("class=\"ll-island"))
     }
 }

@@ -80,41 +80,31 @@ struct TextBlock: Sendable, Equatable {
         }
     }
 
-    /// Word-wraps `text` (which may hold newlines) to lines of at most `width` columns; a word longer
-    /// than a line is split.
+    /// Word-wraps `text` (which may hold newlines) to lines of at most `width` columns, breaking
+    /// only between words: a word longer than a line is cut with `…` (never split over lines).
     static func wrap(_ text: String, to width: Int) -> [String] {
         guard width > 0 else { return [] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
             var used = 0
+            let count = lines.count
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
-                var word = Substring(word)
-                var w = columns(word)
+                let w = columns(word)
                 if used > 0 && used + 1 + w <= width {
                     line += " " + word
                     used += 1 + w
                     continue
                 }
                 if used > 0 { lines.append(line); line = ""; used = 0 }
-                while w > width {
-                    var head = ""
-                    var headWidth = 0
-                    var rest = word[...]
-                    while let c = rest.first, headWidth + columns(c) <= width {
-                        head.append(c)
-                        headWidth += columns(c)
-                        rest = rest.dropFirst()
-                    }
-                    if head.isEmpty { head = String(rest.prefix(1)); rest = rest.dropFirst() }
-                    lines.append(head)
-                    word = rest
-                    w = columns(word)
+                if w > width {
+                    lines.append(truncate(String(word), to: width))
+                    continue
                 }
                 line = String(word)
                 used = w
             }
-            lines.append(line)
+            if used > 0 || lines.count == count { lines.append(line) }
         }
         return lines
     }

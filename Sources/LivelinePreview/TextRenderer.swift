@@ -1,4 +1,5 @@
 import LivelineCore
+import LivelineUI
 
 /// Lays out one element tree as monospaced text, roughly as SwiftUI would: stacks side by side or
 /// top to bottom, spacers taking the room left, text wrapping when a row is too narrow.

@@ -1,0 +1,82 @@
+import Foundation
+import LivelineCore
+import LivelineUI
+
+/// Previews of a Live Activity as iOS would draw it, as HTML and CSS at real point sizes.
+///
+/// ```swift
+/// let options = PreviewOptions(at: Date(), dark: true, timeZone: TimeZone(identifier: "Europe/Lisbon")!)
+/// let document = try ActivityPreview.document(apnsBody: Array(body.utf8), options: options)
+/// try document.html.write(toFile: "index.html", atomically: true, encoding: .utf8)
+/// ```
+/// A server-driven layout (`uiJsonData`) is drawn as the device decodes it, its decoding warnings
+/// carried in the document; a typed activity (`FlightAttributes`) through its template.
+public enum ActivityPreview {
+    /// From a whole APNs body (typed flight or server-driven UI) as JSON bytes.
+    ///
+    /// `aps.content-state.uiJsonData` is drawn as the device decodes it; otherwise the content state
+    /// is drawn by the template of `aps.attributes-type` with `aps.attributes` (a push-to-start body
+    /// carries both). An `aps.stale-date` at or before `options.at` draws the stale state.
+    /// - Throws: `PreviewError` when the body is not JSON, has no `aps.content-state`, names a type
+    ///   without a template, or its payload cannot be decoded.
+    public static func document(apnsBody: [UInt8], options: PreviewOptions) throws -> PreviewDocument {
+        let body: JSONValue
+        do { body = try JSONValue.parse(apnsBody) } catch { throw PreviewError("the APNs body is not valid JSON: \(error.description)") }
+        guard let aps = body["aps"]?.objectValue else { throw PreviewError("the APNs body has no \"aps\" object") }
+        guard let state = aps["content-state"], state.objectValue != nil else {
+            throw PreviewError("the APNs body has no aps.content-state object (a Live Activity start, update or end carries one)")
+        }
+        var options = options
+        if let stale = aps["stale-date"]?.numberValue, stale.isFinite, Date(timeIntervalSince1970: stale) <= options.at {
+            options.stale = true
+        }
+        if state["uiJsonData"] != nil {
+            return try document(attributesType: aps["attributes-type"]?.stringValue ?? VoltraAttributes.attributesType,
+                                attributes: aps["attributes"], contentState: state, options: options)
+        }
+        guard let typeValue = aps["attributes-type"] else {
+            throw PreviewError("""
+                the APNs body names no aps.attributes-type and its content state has no uiJsonData: an update of a typed \
+                activity does not say its type; preview it from its type, attributes and content state \
+                (supported types: \(Templates.all.keys.sorted().joined(separator: ", ")))
+                """)
+        }
+        guard let type = typeValue.stringValue else {
+            throw PreviewError("aps.attributes-type is \(typeValue.jsonString.prefix(40)), not a string naming the activity's Swift type (e.g. \"FlightAttributes\")")
+        }
+        return try document(attributesType: type, attributes: aps["attributes"], contentState: state, options: options)
+    }
+
+    /// From an attributes type name, its attributes and content-state JSON (what a simulated device holds).
+    ///
+    /// A content state with `uiJsonData` is drawn as the device decodes it, whatever the type; otherwise
+    /// the type needs a built-in template (`FlightAttributes`).
+    /// - Throws: `PreviewError` naming the type and what is supported, or why the state does not decode.
+    public static func document(attributesType: String, attributes: JSONValue?, contentState: JSONValue,
+                                options: PreviewOptions) throws -> PreviewDocument {
+        if let encoded = contentState["uiJsonData"] {
+            guard let text = encoded.stringValue else {
+                throw PreviewError("content-state.uiJsonData is \(encoded.jsonString.prefix(40)), not a string (base64 of brotli JSON)")
+            }
+            let decoded: DecodedUI
+            do { decoded = try VoltraDecoder.lint(base64: text) } catch {
+                throw PreviewError("content-state.uiJsonData cannot be decoded: \(error.message)")
+            }
+            return document(layout: decoded.layout, warnings: decoded.issues.map(\.description), options: options)
+        }
+        guard let template = Templates.all[attributesType] else {
+            throw PreviewError("""
+                no preview template for attributes type '\(attributesType)' and its content state has no uiJsonData; \
+                supported: \(Templates.all.keys.sorted().joined(separator: ", ")) (built in), and any type whose \
+                content state carries uiJsonData (server-driven UI, e.g. VoltraAttributes)
+                """)
+        }
+        let layout = try template(attributes, contentState, options)
+        return document(layout: layout, warnings: [], options: options)
+    }
+
+    /// From a JSON-form layout or uiJsonData string (what `liveline ui preview` takes), already parsed.
+    public static func document(layout: UILayout, warnings: [String], options: PreviewOptions) -> PreviewDocument {
+        PageRenderer(options: options).document(layout, warnings: warnings)
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import LivelineCore
+import LivelineUI
+
+/// Writes an element tree as HTML and CSS that follows SwiftUI's layout at real point sizes: stacks
+/// as flex boxes with SwiftUI's alignment and spacing, spacers and fills as flex growth, text in the
+/// system font stack that truncates with an ellipsis and never breaks inside a word.
+struct ElementRenderer {
+    var values: PreviewValues
+    var palette: Palette
+    /// Text is one line unless it sets `numberOfLines` (the compact and minimal Island, the expanded
+    /// Island's leading, trailing and center regions).
+    var singleLine: Bool
+
+    /// The axis of the stack an element sits in, which decides what a Spacer or a fill does.
+    enum Axis { case vertical, horizontal, overlay }
+
+    var styles: StyleCSS { StyleCSS(palette: palette) }
+
+    /// Several elements as a region's content: a VStack of them, centred, as the device stacks a fragment.
+    func region(_ list: [UIElement]) -> String {
+        list.map { render($0, in: .vertical) }.joined()
+    }
+
+    /// The element as HTML, placed in a stack along `axis`.
+    func render(_ e: UIElement, in axis: Axis) -> String {
+        let style = PreviewValues.style(e)
+        if style["display"]?.stringValue == "none" { return "" }
+        var css = placement(e, in: axis) + styles.declarations(style)
+        let id = e.idString.map { " data-id=\"\(CSS.escape($0))\"" } ?? ""
+        func tag(_ name: String, _ cls: String, _ extra: [String], _ inner: String, attributes: String = "") -> String {
+            "<\(name) class=\"\(cls)\"\(id)\(attributes)\(CSS.style(extra + css))>\(inner)</\(name)>"
+        }
+        switch e.component {
+        case .text:
+            return tag("span", "ll-text", textCSS(e, lineLimit: PreviewValues.lineLimit(e)), CSS.escape(PreviewValues.text(e)))
+        case .timer:
+            var extra = textCSS(e, lineLimit: PreviewValues.lineLimit(e) ?? (singleLine ? 1 : nil))
+            extra.append("font-variant-numeric:tabular-nums")
+            // A timer's text takes the width it is offered and draws leading-aligned (SwiftUI).
+            if axis == .horizontal { extra.append("flex:1 1 auto") }
+            return tag("span", "ll-text ll-timer", extra, CSS.escape(values.timerText(e)), attributes: timerData(e))
+        case .symbol:
+            let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
+            var extra = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"]
+            if let tint = styles.color(PreviewValues.value(e, "tintColor")) { extra.append("color:\(tint)") }
+            let name = PreviewValues.string(e, "name") ?? ""
+            let inner = Self.symbol(name, weight: PreviewValues.string(e, "weight"))
+            let known = Symbols.resolve(name) != nil
+            return tag("span", known ? "ll-sym" : "ll-sym ll-sym-missing", extra, inner,
+                       attributes: " data-symbol=\"\(CSS.escape(name))\" title=\"\(CSS.escape(name))\"")
+        case .label:
+            let title = PreviewValues.string(e, "title") ?? ""
+            var inner = ""
+            if let icon = PreviewValues.string(e, "systemImage") {
+                let known = Symbols.resolve(icon) != nil
+                inner += "<span class=\"ll-sym ll-label-icon\(known ? "" : " ll-sym-missing")\" data-symbol=\"\(CSS.escape(icon))\">"
+                    + Self.symbol(icon, weight: nil) + "</span>"
+            }
+            if !title.isEmpty { inner += "<span class=\"ll-text\"\(CSS.style(textCSS(e, lineLimit: 1)))>\(CSS.escape(title))</span>" }
+            return tag("span", "ll-label", [], inner)
+        case .image: return image(e, css: css, id: id)
+        case .toggle: return toggle(e, tag: tag)
+        case .button:
+            let children = PreviewValues.children(e)
+            let inner = children.isEmpty ? "<span class=\"ll-text\">Button</span>" : children.map { render($0, in: .horizontal) }.joined()
+            return tag("span", "ll-button" + (PreviewValues.string(e, "buttonStyle") == "plain" ? " ll-plain" : ""),
+                       ["background:\(palette.fill.css)"], inner)
+        case .linearProgressView: return linearProgress(e, tag: tag)
+        case .circularProgressView: return circularProgress(e, tag: tag)
+        case .gauge: return gauge(e, tag: tag)
+        case .vStack, .glassContainer, .mask, .link, .view:
+            if e.component == .view || PreviewValues.string(e, "layout") == "flex" { return flex(e, tag: tag) }
+            let align = Self.crossAlign(PreviewValues.string(e, "alignment"), vertical: false)
+            let inner = stack(PreviewValues.children(e), axis: .vertical, spacing: PreviewValues.number(e, "spacing"))
+            var attributes = ""
+            if e.component == .link, let destination = PreviewValues.string(e, "destination") {
+                attributes = " title=\"\(CSS.escape(destination))\""
+            }
+            return tag("div", "ll-v", ["align-items:\(align)"], inner, attributes: attributes)
+        case .hStack:
+            if PreviewValues.string(e, "layout") == "flex" { return flex(e, tag: tag) }
+            let align = Self.crossAlign(PreviewValues.string(e, "alignment"), vertical: true)
+            let inner = stack(PreviewValues.children(e), axis: .horizontal, spacing: PreviewValues.number(e, "spacing"))
+            return tag("div", "ll-h", ["align-items:\(align)"], inner)
+        case .zStack:
+            let (h, v) = Self.zAlign(PreviewValues.string(e, "alignment"))
+            let inner = PreviewValues.children(e).map { render($0, in: .overlay) }.joined()
+            return tag("div", "ll-z", ["justify-items:\(h)", "align-items:\(v)"], inner)
+        case .linearGradient:
+            let inner = PreviewValues.children(e).map { render($0, in: .overlay) }.joined()
+            if let g = gradient(e) { css.append("background:\(g)") }
+            return tag("div", "ll-z ll-fill", [], inner)
+        case .groupBox:
+            let title = PreviewValues.elements(e, "label").map { render($0, in: .vertical) }.joined()
+            let body = stack(PreviewValues.children(e), axis: .vertical, spacing: nil)
+            return tag("div", "ll-group", ["background:\(palette.secondaryBackground.css)"],
+                       (title.isEmpty ? "" : "<div class=\"ll-group-label\">\(title)</div>") + body)
+        case .spacer:
+            let min = PreviewValues.number(e, "minLength").map { max(0, $0) } ?? 8
+            switch axis {
+            case .horizontal: css.append("min-width:\(CSS.px(min))")
+            case .vertical: css.append("min-height:\(CSS.px(min))")
+            case .overlay: break
+            }
+            return tag("div", "ll-spacer", [], "")
+        case .divider:
+            let line = axis == .horizontal ? ["width:0.5px", "align-self:stretch"] : ["height:0.5px", "align-self:stretch"]
+            return tag("div", "ll-divider", line + ["background:\(palette.separator.css)"], "")
+        case .chart:
+            return tag("div", "ll-chart", [], chart(e))
+        }
+    }
+
+    // MARK: Stacks
+
+    /// Children of a stack with SwiftUI's spacing: `spacing` between each pair, or by default 8
+    /// between views and 2 between texts on top of each other (text spacing comes from the font's leading).
+    func stack(_ children: [UIElement], axis: Axis, spacing: Double?) -> String {
+        var out = ""
+        var previous: UIElement?
+        for child in children where PreviewValues.style(child)["display"]?.stringValue != "none" {
+            let html = render(child, in: axis)
+            if let previous, !html.isEmpty {
+                let gap = spacing.map { max(0, min($0, 1000)) } ?? Self.defaultSpacing(previous, child, axis: axis)
+                if gap > 0 {
+                    out += "<i class=\"ll-gap\" style=\"\(axis == .horizontal ? "width" : "height"):\(CSS.px(gap))\"></i>"
+                }
+            }
+            out += html
+            if !html.isEmpty { previous = child }
+        }
+        return out
+    }
+
+    static func defaultSpacing(_ a: UIElement, _ b: UIElement, axis: Axis) -> Double {
+        let texts: Set<Component> = [.text, .timer, .label]
+        if axis == .vertical && texts.contains(a.component) && texts.contains(b.component) { return 2 }
+        return 8
+    }
+
+    /// Voltra's flexbox layout (`View`, and stacks with `layout: "flex"`): React Native defaults.
+    func flex(_ e: UIElement, tag: (String, String, [String], String, String) -> String) -> String {
+        let style = PreviewValues.style(e)
+        let row = (style["flexDirection"]?.stringValue ?? "column").hasPrefix("row")
+        let inner = PreviewValues.children(e).map { render($0, in: row ? .horizontal : .vertical) }.joined()
+        var extra = ["display:flex", "flex-direction:column", "align-items:stretch"]
+        if let gap = PreviewValues.number(e, "spacing") { extra.append("gap:\(CSS.px(gap))") }
+        return tag("div", "ll-flex", extra, inner, "")
+    }
+
+    /// How an element sits in its stack: growing along the axis (Spacer, fills), stretching across it.
+    func placement(_ e: UIElement, in axis: Axis) -> [String] {
+        var out: [String] = []
+        let wide = Layout.expandsHorizontally(e), tall = Layout.expandsVertically(e)
+        switch axis {
+        case .horizontal:
+            if e.component == .spacer { out.append("flex:1 1 0") } else if wide { out.append("flex:1 1 0") }
+            if tall { out.append("align-self:stretch") }
+        case .vertical:
+            if e.component == .spacer { out.append("flex:1 1 0") } else if tall { out.append("flex:1 1 0") }
+            if wide { out.append("align-self:stretch") }
+        case .overlay:
+            if wide { out.append("justify-self:stretch") }
+            if tall { out.append("align-self:stretch") }
+        }
+        if Layout.isRigid(e) { out.append("flex-shrink:0") }
+        return out
+    }
+
+    /// `alignment` of a VStack (leading/center/trailing) or an HStack (top/center/bottom) as flex alignment.
+    static func crossAlign(_ value: String?, vertical: Bool) -> String {
+        switch value {
+        case "leading", "top": "flex-start"
+        case "trailing", "bottom": "flex-end"
+        case "firstTextBaseline", "lastTextBaseline": vertical ? "baseline" : "center"
+        default: "center"
+        }
+    }
+
+    /// A ZStack's `alignment` (`topLeading` …) as grid alignment.
+    static func zAlign(_ value: String?) -> (String, String) {
+        let v = (value ?? "center").lowercased()
+        let h = v.contains("leading") ? "start" : v.contains("trailing") ? "end" : "center"
+        let vertical = v.hasPrefix("top") ? "start" : v.hasPrefix("bottom") ? "end" : "center"
+        return (h, vertical)
+    }
+
+    // MARK: Text
+
+    /// The declarations of a text: one line with a tail ellipsis, or `lineLimit` lines, never
+    /// breaking inside a word; alignment from `multilineTextAlignment`.
+    func textCSS(_ e: UIElement, lineLimit: Int?) -> [String] {
+        var out: [String] = []
+        let lines = lineLimit ?? (singleLine ? 1 : nil)
+        if lines == 1 {
+            out.append("white-space:nowrap")
+            out.append("text-overflow:ellipsis")
+            out.append("overflow:hidden")
+        } else if let lines {
+            out += ["display:-webkit-box", "-webkit-box-orient:vertical", "-webkit-line-clamp:\(lines)", "overflow:hidden"]
+        }
+        switch PreviewValues.string(e, "multilineTextAlignment") {
+        case "center": out.append("text-align:center")
+        case "right", "trailing": out.append("text-align:right")
+        default: break
+        }
+        return out
+    }
+
+    func timerData(_ e: UIElement) -> String {
+        var data = ""
+        for (prop, attribute) in [("startAtMs", "start-ms"), ("endAtMs", "end-ms"), ("durationMs", "duration-ms")] {
+            if let n = PreviewValues.number(e, prop), n.isFinite { data += " data-\(attribute)=\"\(JSONValue.javaScriptNumber(n))\"" }
+        }
+        return data + " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+    }
+
+    // MARK: Symbols
+
+    /// The inline SVG of an SF Symbol's stand-in, or a labelled placeholder for a name without one.
+    static func symbol(_ name: String, weight: String?) -> String {
+        let stroke: Double = switch weight {
+        case "ultraLight": 1
+        case "thin": 1.25
+        case "light": 1.5
+        case "medium": 2.1
+        case "semibold": 2.3
+        case "bold": 2.5
+        case "heavy": 2.7
+        case "black": 2.9
+        default: 1.9
+        }
+        guard let icon = Symbols.resolve(name) else {
+            let short = name.split(separator: ".").first.map(String.init) ?? "?"
+            return "<span class=\"ll-sym-label\">\(CSS.escape(String(short.prefix(6))))</span>"
+        }
+        let open = "<svg viewBox=\"0 0 24 24\" width=\"100%\" height=\"100%\" fill=\"none\" stroke=\"currentColor\" "
+            + "stroke-width=\"\(CSS.number(stroke))\" stroke-linecap=\"round\" stroke-linejoin=\"round\" aria-hidden=\"true\">"
+        let glyph = icon.parts.map { $0.svg(filled: icon.filled) }.joined()
+        guard let enclosure = icon.enclosure else { return open + glyph + "</svg>" }
+        let outline = enclosure == "circle" ? "M12 1.5a10.5 10.5 0 1 0 0 21a10.5 10.5 0 1 0 0-21z" : "M2 2h20v20H2z"
+        let inner = "<g transform=\"translate(12 12) scale(0.56) translate(-12 -12)\" stroke-width=\"\(CSS.number(stroke / 0.56))\">\(glyph)</g>"
+        if !icon.filled { return open + "<path d=\"\(outline)\"/>" + inner + "</svg>" }
+        // Filled: the shape in the tint with the glyph cut out of it.
+        let id = "ll-k-" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60))
+        let knockout = inner.replacingOccurrences(of: "currentColor", with: "#000")
+        return open + "<mask id=\"\(id)\"><rect width=\"24\" height=\"24\" fill=\"#fff\"/><g stroke=\"#000\">\(knockout)</g></mask>"
+            + "<path d=\"\(outline)\" fill=\"currentColor\" stroke=\"none\" mask=\"url(#\(id))\"/></svg>"
+    }
+}

@@ -1,0 +1,43 @@
+/// The sizes iOS draws Live Activities at on a 393-point-wide iPhone (14 Pro, 15, 16; HIG Live
+/// Activities), in points. Where Apple publishes nothing (corner radius, default margins) the value
+/// is a calibration constant, marked so.
+enum Geometry {
+    /// The screen width the page is laid out for.
+    static let screenWidth = 393.0
+    /// Lock Screen presentation: 371 wide (11 pt from each screen edge), 84 to 160 tall with its content.
+    static let lockWidth = 371.0
+    static let minHeight = 84.0
+    static let maxHeight = 160.0
+    /// Not documented; notification mock-ups use 22–24.
+    static let lockCornerRadius = 24.0
+
+    /// The camera cutout: 126 × 37.33, its top 11 pt below the screen's top.
+    static let cameraWidth = 126.0
+    static let cameraHeight = 37.33
+    static let islandTop = 11.0
+
+    /// Compact leading and trailing: 52.33 × 36.67 each side of the camera.
+    static let compactSide = 52.33
+    static let compactHeight = 36.67
+    static var compactWidth: Double { points(compactSide * 2 + cameraWidth) }
+    /// Where the compact trailing region starts.
+    static var compactTrailingX: Double { points(compactSide + cameraWidth) }
+    /// Inset of compact content from the capsule's outer ends (calibration constant).
+    static let compactOuterInset = 8.0
+
+    /// Minimal: a circle 36.67 across (an oval up to 45 wide).
+    static let minimalSize = 36.67
+
+    /// Expanded: 371 wide, 84 to 160 tall, 44-pt corners (HIG).
+    static let expandedWidth = 371.0
+    static let islandCornerRadius = 44.0
+    /// Default content margins of the expanded Island (not published; calibration constants).
+    static let expandedMarginTop = 12.0
+    static let expandedMarginSide = 20.0
+    static let expandedMarginBottom = 14.0
+    /// `n` rounded to hundredths of a point, as sizes are written in CSS.
+    static func points(_ n: Double) -> Double { (n * 100).rounded() / 100 }
+
+    /// Space between the top row (leading, center, trailing) and the bottom region.
+    static let expandedRowGap = 8.0
+}

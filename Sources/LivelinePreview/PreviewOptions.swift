@@ -1,0 +1,26 @@
+import Foundation
+
+/// How to draw a preview: the instant, the appearance, the time zone and which presentations.
+public struct PreviewOptions: Sendable {
+    /// The instant timers, relative dates and time-based progress are drawn at.
+    public var at: Date
+    /// Dark appearance (the Lock Screen's default background black, its default text white).
+    public var dark: Bool
+    /// The time zone clock times are printed in.
+    public var timeZone: TimeZone
+    /// The presentations to draw, in this order (default: all).
+    public var presentations: [Presentation]
+    /// Whether the activity is stale (`context.isStale`): its stale date has passed. An APNs body's
+    /// `stale-date` before `at` makes it stale too.
+    public var stale: Bool
+
+    /// Options with defaults: now, light, UTC, every presentation, not stale.
+    public init(at: Date = Date(), dark: Bool = false, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!,
+                presentations: [Presentation] = Presentation.allCases, stale: Bool = false) {
+        self.at = at
+        self.dark = dark
+        self.timeZone = timeZone
+        self.presentations = presentations
+        self.stale = stale
+    }
+}

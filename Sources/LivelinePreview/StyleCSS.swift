@@ -1,0 +1,167 @@
+import Foundation
+import LivelineCore
+
+/// A Voltra style object as CSS declarations, read as the device reads it (React Native names,
+/// SwiftUI behaviour): lengths in points, colours for the appearance, unsafe values dropped.
+struct StyleCSS {
+    var palette: Palette
+
+    /// A length: a number, a numeric string, `"N%"` or `auto`.
+    static func length(_ v: JSONValue) -> String? {
+        if let n = v.numberValue, n.isFinite { return CSS.px(n) }
+        if let s = v.stringValue {
+            if s == "auto" { return "auto" }
+            if s.hasSuffix("%"), let n = Double(s.dropLast()), n.isFinite { return CSS.number(n) + "%" }
+            if let n = Double(s), n.isFinite { return CSS.px(n) }
+        }
+        return nil
+    }
+
+    /// A colour value, or a CSS gradient for backgrounds.
+    func color(_ v: JSONValue?, gradient: Bool = false) -> String? {
+        guard let s = v?.stringValue else { return nil }
+        if let c = PreviewColor.parse(s, dark: palette.dark) { return c.css }
+        if gradient, s.lowercased().hasPrefix("linear-gradient("), s.hasSuffix(")") { return CSS.safe(s) }
+        return nil
+    }
+
+    /// The declarations for `style`. Sizes and spacing go on the element's box; text keys set the
+    /// font of the element and what it holds (CSS inheritance, as SwiftUI's environment).
+    func declarations(_ style: JSONObject) -> [String] {
+        var out: [String] = []
+        for member in style {
+            let v = member.value
+            switch member.key {
+            case "width", "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "borderRadius", "flexBasis", "gap", "top", "left":
+                if let l = Self.length(v) { out.append("\(Self.kebab(member.key)):\(l)") }
+                if ["width", "height"].contains(member.key), Self.length(v) != nil, Self.length(v) != "auto" {
+                    out.append("flex-shrink:0")
+                }
+            case "padding", "paddingTop", "paddingBottom", "paddingLeft", "paddingRight", "paddingVertical", "paddingHorizontal",
+                 "paddingStart", "paddingEnd", "margin", "marginTop", "marginBottom", "marginLeft", "marginRight", "marginVertical",
+                 "marginHorizontal", "marginStart", "marginEnd":
+                continue  // resolved together below: specific edge over axis over all, as the device does
+            case "color":
+                if let c = color(v) { out.append("color:\(c)") }
+            case "backgroundColor":
+                if let c = color(v, gradient: true) { out.append("background:\(c)") }
+            case "borderWidth":
+                if let n = v.numberValue, n.isFinite, n > 0 { out.append("border:\(CSS.px(n)) solid \(color(style["borderColor"]) ?? palette.label.css)") }
+            case "opacity":
+                if let n = v.numberValue, n.isFinite { out.append("opacity:\(CSS.number(min(1, max(0, n))))") }
+            case "flexGrow", "flexShrink", "zIndex":
+                if let n = v.numberValue, n.isFinite { out.append("\(Self.kebab(member.key)):\(CSS.number(n))") }
+            case "aspectRatio":
+                if let n = v.numberValue, n.isFinite, n > 0 { out.append("aspect-ratio:\(CSS.number(n))") }
+            case "flex":
+                if let n = v.numberValue, n.isFinite { out.append(n > 0 ? "flex:\(CSS.number(n)) 1 0%" : "flex:none") }
+            case "fontSize":
+                if let n = v.numberValue, n.isFinite, n > 0 {
+                    out.append("font-size:\(CSS.px(min(n, 400)))")
+                    if n >= 20 { out.append("font-family:var(--ll-display)") }
+                }
+            case "fontWeight":
+                if let w = Self.weight(v) { out.append("font-weight:\(w)") }
+            case "fontFamily":
+                if let s = v.stringValue, let family = Self.family(s) { out.append("font-family:\(family)") }
+            case "letterSpacing":
+                if let n = v.numberValue, n.isFinite { out.append("letter-spacing:\(CSS.px(n))") }
+            case "lineHeight":
+                if let n = v.numberValue, n.isFinite, n > 0 { out.append("line-height:\(CSS.px(n))") }
+            case "textAlign":
+                if let s = v.stringValue, ["left", "center", "right", "justify"].contains(s) { out.append("text-align:\(s)") }
+            case "textDecorationLine":
+                if let s = v.stringValue, ["underline", "line-through", "underline line-through"].contains(s) {
+                    out.append("text-decoration-line:\(s)")
+                }
+            case "fontVariant":
+                let list = v.arrayValue?.compactMap(\.stringValue) ?? []
+                if list.contains("tabular-nums") { out.append("font-variant-numeric:tabular-nums") }
+                if list.contains("small-caps") { out.append("font-variant-caps:small-caps") }
+            case "monospacedDigit":
+                if v.boolValue == true { out.append("font-variant-numeric:tabular-nums") }
+            case "overflow":
+                if v.stringValue == "hidden" { out.append("overflow:hidden") }
+            case "alignItems", "alignSelf", "justifyContent", "flexDirection":
+                if let s = v.stringValue, s.allSatisfy({ $0.isLetter || $0 == "-" }), s.count < 20 { out.append("\(Self.kebab(member.key)):\(s)") }
+            case "position":
+                if v.stringValue == "absolute" { out.append("position:absolute") }
+            case "shadowRadius":
+                if let n = v.numberValue, n.isFinite {
+                    let opacity = style["shadowOpacity"]?.numberValue ?? 1
+                    let c = (PreviewColor.parse(style["shadowColor"]?.stringValue, dark: palette.dark) ?? .black).opacity(opacity)
+                    let offset = style["shadowOffset"]?.objectValue
+                    out.append("box-shadow:\(CSS.px(offset?["width"]?.numberValue ?? 0)) \(CSS.px(offset?["height"]?.numberValue ?? 0)) \(CSS.px(n)) \(c.css)")
+                }
+            case "transform":
+                if let t = Self.transform(v) { out.append("transform:\(t)") }
+            default:
+                continue
+            }
+        }
+        if style["left"] != nil || style["top"] != nil, style["position"]?.stringValue != "relative" {
+            if !out.contains("position:absolute") { out.append("position:absolute") }
+        }
+        let padding = PreviewValues.edges(style, "padding")
+        if [padding.top, padding.leading, padding.bottom, padding.trailing].contains(where: { $0 != 0 }) {
+            out.append("padding:\(CSS.px(padding.top)) \(CSS.px(padding.trailing)) \(CSS.px(padding.bottom)) \(CSS.px(padding.leading))")
+        }
+        let margin = PreviewValues.edges(style, "margin")
+        if [margin.top, margin.leading, margin.bottom, margin.trailing].contains(where: { $0 != 0 }) {
+            out.append("margin:\(CSS.px(margin.top)) \(CSS.px(margin.trailing)) \(CSS.px(margin.bottom)) \(CSS.px(margin.leading))")
+        }
+        if style["borderRadius"] != nil { out.append("overflow:hidden") }
+        return out
+    }
+
+    /// `bold`, `normal`, or 100…900.
+    static func weight(_ v: JSONValue) -> String? {
+        let text = v.stringValue ?? v.numberValue.map(JSONValue.javaScriptNumber)
+        guard let text else { return nil }
+        if text == "bold" { return "700" }
+        if text == "normal" { return "400" }
+        if let n = Int(text), (100...900).contains(n) { return String(n / 100 * 100) }
+        return nil
+    }
+
+    /// A font family: SwiftUI's designs by name, else the named family before the system stack.
+    static func family(_ name: String) -> String? {
+        switch name.lowercased() {
+        case "monospaced", "monospace", "mono", "sf mono", "menlo", "courier": return "var(--ll-mono)"
+        case "serif", "new york", "georgia", "times": return "var(--ll-serif)"
+        case "rounded", "sf pro rounded": return "var(--ll-rounded)"
+        default:
+            guard name.count <= 60, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }) else { return nil }
+            return "'\(name)',var(--ll-text)"
+        }
+    }
+
+    /// `transform: [{rotate: "45deg"}, {scale: 2}]` as CSS.
+    static func transform(_ v: JSONValue) -> String? {
+        var parts: [String] = []
+        for entry in v.arrayValue ?? [] {
+            guard let object = entry.objectValue else { continue }
+            for member in object {
+                switch member.key {
+                case "rotate", "rotateZ":
+                    guard let s = member.value.stringValue else { continue }
+                    if s.hasSuffix("deg"), let n = Double(s.dropLast(3)), n.isFinite { parts.append("rotate(\(CSS.number(n))deg)") }
+                    if s.hasSuffix("rad"), let n = Double(s.dropLast(3)), n.isFinite { parts.append("rotate(\(CSS.number(n * 180 / .pi))deg)") }
+                case "scale", "scaleX", "scaleY":
+                    if let n = member.value.numberValue, n.isFinite { parts.append("\(member.key)(\(CSS.number(n)))") }
+                default: continue
+                }
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    /// `paddingTop` → `padding-top`.
+    static func kebab(_ name: String) -> String {
+        var out = ""
+        for c in name {
+            if c.isUppercase { out += "-" + c.lowercased() } else { out.append(c) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import LivelineCore
+import LivelineUI
+
+/// The typed templates previews know, by `attributes-type`.
+enum Templates {
+    typealias Render = @Sendable (_ attributes: JSONValue?, _ state: JSONValue, _ options: PreviewOptions) throws -> UILayout
+
+    static let all: [String: Render] = [
+        FlightAttributes.attributesType: { attributes, state, options in
+            let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
+            let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
+                                                                    type: "FlightAttributes")
+            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content)
+        },
+    ]
+
+    /// `value` decoded as the device does (Foundation's default decoder: dates in reference-date seconds).
+    static func decode<T: Decodable>(_ value: JSONValue?, as type: T.Type, field: String, type name: String) throws -> T {
+        guard let value, value != .null else {
+            throw PreviewError("""
+                \(name) needs its \(field) to be drawn (an update push carries no attributes: take them from the \
+                push-to-start body or the device's activity)
+                """)
+        }
+        do { return try value.decode(T.self) } catch {
+            throw PreviewError("\(field) does not decode as \(name)'s \(field == "attributes" ? "attributes" : "ContentState"): \(Self.reason(error))")
+        }
+    }
+
+    /// A decoding error as a short sentence naming the field.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(path(context).isEmpty ? "" : path(context) + ".")\(key.stringValue)"
+        case .typeMismatch(let type, let context): return "\(path(context)) is not \(type == Date.self ? "a date (seconds since 2001-01-01)" : "\(type)")"
+        case .valueNotFound(_, let context): return "\(path(context)) is null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
