@@ -73,10 +73,14 @@ public struct PNGImage: Sendable, Equatable {
         if channels == 4 {
             rgba = pixels
         } else {
-            for p in 0..<(header.width * header.height) {
-                rgba[p * 4] = pixels[p * 3]
-                rgba[p * 4 + 1] = pixels[p * 3 + 1]
-                rgba[p * 4 + 2] = pixels[p * 3 + 2]
+            pixels.withUnsafeBufferPointer { rgb in
+                rgba.withUnsafeMutableBufferPointer { out in
+                    for p in 0..<(header.width * header.height) {
+                        out[p * 4] = rgb[p * 3]
+                        out[p * 4 + 1] = rgb[p * 3 + 1]
+                        out[p * 4 + 2] = rgb[p * 3 + 2]
+                    }
+                }
             }
         }
         self.init(width: header.width, height: header.height, rgba: rgba)
@@ -86,32 +90,47 @@ public struct PNGImage: Sendable, Equatable {
     private static func unfilter(_ raw: [UInt8], width: Int, height: Int, channels: Int) throws(BrowserError) -> [UInt8] {
         let stride = width * channels
         var out = [UInt8](repeating: 0, count: stride * height)
-        for row in 0..<height {
-            let filter = raw[row * (stride + 1)]
-            let input = row * (stride + 1) + 1
-            let base = row * stride
-            for i in 0..<stride {
-                let x = raw[input + i]
-                let a = i >= channels ? Int(out[base + i - channels]) : 0
-                let b = row > 0 ? Int(out[base - stride + i]) : 0
-                let c = row > 0 && i >= channels ? Int(out[base - stride + i - channels]) : 0
-                let predictor: Int
-                switch filter {
-                case 0: predictor = 0
-                case 1: predictor = a
-                case 2: predictor = b
-                case 3: predictor = (a + b) / 2
-                case 4:
-                    let p = a + b - c
-                    let pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
-                    predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
-                default:
-                    throw BrowserError("PNG: row \(row) has filter type \(filter) (only 0 to 4 exist)")
+        var badRow: (row: Int, filter: UInt8)?
+        raw.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                for row in 0..<height where badRow == nil {
+                    let filter = input[row * (stride + 1)]
+                    let from = row * (stride + 1) + 1, to = row * stride, above = to - stride
+                    switch filter {
+                    case 0:
+                        for i in 0..<stride { output[to + i] = input[from + i] }
+                    case 1:
+                        for i in 0..<stride { output[to + i] = input[from + i] &+ (i >= channels ? output[to + i - channels] : 0) }
+                    case 2:
+                        for i in 0..<stride { output[to + i] = input[from + i] &+ (row > 0 ? output[above + i] : 0) }
+                    case 3:
+                        for i in 0..<stride {
+                            let a = i >= channels ? Int(output[to + i - channels]) : 0, b = row > 0 ? Int(output[above + i]) : 0
+                            output[to + i] = input[from + i] &+ UInt8((a + b) / 2)
+                        }
+                    case 4:
+                        for i in 0..<stride {
+                            let a = i >= channels ? Int(output[to + i - channels]) : 0, b = row > 0 ? Int(output[above + i]) : 0
+                            let c = row > 0 && i >= channels ? Int(output[above + i - channels]) : 0
+                            let p = a + b - c
+                            let pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                            output[to + i] = input[from + i] &+ UInt8(pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
+                        }
+                    default:
+                        badRow = (row, filter)
+                    }
                 }
-                out[base + i] = x &+ UInt8(truncatingIfNeeded: predictor)
             }
         }
+        if let badRow { throw BrowserError("PNG: row \(badRow.row) has filter type \(badRow.filter) (only 0 to 4 exist)") }
         return out
+    }
+
+    /// The size a PNG file's header gives, without decoding the pixels.
+    /// - Throws: `BrowserError` when the bytes are not a PNG this decoder reads.
+    public static func size(png bytes: [UInt8]) throws(BrowserError) -> (width: Int, height: Int) {
+        let header = try PNGChunks(bytes)
+        return (header.width, header.height)
     }
 }
 
