@@ -9,8 +9,10 @@ import Synchronization
 /// renderer and photographed at 3x by headless Chromium into a folder the demo prints. Without
 /// Chromium the demo says so once and goes on without PNGs.
 final class DemoPreviews: Sendable {
-    /// The demo's previews: `<tmp>/liveline-demo-previews`, emptied when the first one is written.
-    static let shared = DemoPreviews(directory: URL(fileURLWithPath: NSTemporaryDirectory() + "liveline-demo-previews", isDirectory: true))
+    /// The demo's previews: `<tmp>/liveline-demo-previews-<pid>`, one folder per run so demos running
+    /// at once do not mix; a finished demo's folder stays until the next demo starts.
+    static let shared = DemoPreviews(directory: URL(fileURLWithPath: NSTemporaryDirectory() + folderPrefix + "\(getpid())", isDirectory: true))
+    static let folderPrefix = "liveline-demo-previews-"
 
     let directory: URL
     private let state = Mutex<State>(State())
@@ -48,10 +50,19 @@ final class DemoPreviews: Sendable {
         }
     }
 
+    /// Removes the folders of demos that have exited.
+    private static func removeFinishedRuns() {
+        let temporary = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(folderPrefix) {
+            guard let pid = Int32(name.dropFirst(folderPrefix.count)), pid != getpid() else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH { try? FileManager.default.removeItem(atPath: temporary + name) }
+        }
+    }
+
     /// The warm browser, or nil after saying once why the demo goes on without PNGs.
     private static func startBrowser(in directory: URL) async -> PreviewCapture? {
         do {
-            try? FileManager.default.removeItem(at: directory)
+            removeFinishedRuns()
             try PreviewCapture.prepare(directory)
             let capture = try await PreviewCapture.start()
             Console.out("previews \(directory.path) (each step's Lock Screen at 3x, headless Chromium)")
