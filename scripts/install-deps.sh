@@ -13,8 +13,8 @@ case "${1:-build}" in
   build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac
-# The HTML previews' fonts (Inter for SF Pro, emoji, mono; docs/previews.md), for the tests and the demo.
-case "${1:-build}" in test|demo) packages+=(fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono) ;; esac
+# The HTML previews: their fonts (Inter for SF Pro, emoji, mono; docs/previews.md) and the browser that draws them.
+case "${1:-build}" in test|demo) packages+=(fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono chromium) ;; esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -71,9 +71,13 @@ public enum ActivityPreview {
                 content state carries uiJsonData (server-driven UI, e.g. VoltraAttributes)
                 """)
         }
-        let layout = try template(attributes, contentState, options)
-        return document(layout: layout, warnings: [], options: options)
+        let (layout, warnings) = try Templates.layout(template, type: attributesType, attributes: attributes, state: contentState, options: options)
+        return document(layout: layout, warnings: warnings, options: options)
     }
+
+    /// The CSS every fragment needs, the same as each document's `stylesheet` (for a page that
+    /// embeds fragments and includes it once).
+    public static var stylesheet: String { Stylesheet.css }
 
     /// From a JSON-form layout or uiJsonData string (what `liveline ui preview` takes), already parsed.
     public static func document(layout: UILayout, warnings: [String], options: PreviewOptions) -> PreviewDocument {

@@ -48,8 +48,11 @@ enum CSS {
     /// `0.4` as `40%`.
     static func percent(_ f: Double) -> String { number(min(1, max(0, f.isFinite ? f : 0)) * 100) + "%" }
 
-    /// A `style="…"` attribute, or nothing when there are no declarations.
+    /// A `style="…"` attribute, or nothing when there are no declarations (a declaration repeated
+    /// word for word is written once).
     static func style(_ declarations: [String]) -> String {
-        declarations.isEmpty ? "" : " style=\"\(escape(declarations.joined(separator: ";")))\""
+        var seen = Set<String>()
+        let unique = declarations.filter { seen.insert($0).inserted }
+        return unique.isEmpty ? "" : " style=\"\(escape(unique.joined(separator: ";")))\""
     }
 }

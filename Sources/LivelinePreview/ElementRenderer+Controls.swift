@@ -60,7 +60,8 @@ extension ElementRenderer {
         let track = styles.color(PreviewValues.value(e, "trackColor")) ?? palette.fill.css
         let fill = styles.color(PreviewValues.value(e, "progressColor")) ?? palette.blue.css
         let width = PreviewValues.number(e, "lineWidth").map { min(max($0, 1), 20) } ?? 4
-        let ring = ring(f, size: 40, line: width, fill: fill, track: track, open: false, inner: labels(e, "currentValueLabel"))
+        let size = min(40, ringLimit)
+        let ring = ring(f, size: size, line: min(width, size / 6), fill: fill, track: track, open: false, inner: labels(e, "currentValueLabel"))
         return tag("div", "ll-v", ["align-items:center", "gap:4px"], ring + labels(e, "label"), " data-fraction=\"\(CSS.number(f))\"")
     }
 
@@ -72,7 +73,8 @@ extension ElementRenderer {
         if style.lowercased().contains("circular") {
             let open = !style.contains("Capacity")
             let ends = open ? "<div class=\"ll-gauge-ends\">" + labels(e, "minimumValueLabel") + labels(e, "maximumValueLabel") + "</div>" : ""
-            let ring = ring(f, size: 44, line: 4.5, fill: tint, track: palette.fill.css, open: open, inner: labels(e, "currentValueLabel") + ends)
+            let size = min(44, ringLimit)
+            let ring = ring(f, size: size, line: size / 9.5, fill: tint, track: palette.fill.css, open: open, inner: labels(e, "currentValueLabel") + ends)
             return tag("div", "ll-v", ["align-items:center"], ring, " data-fraction=\"\(CSS.number(f))\"")
         }
         let bar = "<div class=\"ll-bar\" style=\"flex:1 1 0;background:\(palette.fill.css);height:4px;border-radius:2px\">"

@@ -11,15 +11,18 @@ struct ElementRenderer {
     /// Text is one line unless it sets `numberOfLines` (the compact and minimal Island, the expanded
     /// Island's leading, trailing and center regions).
     var singleLine: Bool
+    /// The largest ring a gauge or circular progress view draws at (smaller in the compact and
+    /// minimal Island, where accessory gauges fit the 36.67-point height).
+    var ringLimit: Double = 44
 
     /// The axis of the stack an element sits in, which decides what a Spacer or a fill does.
     enum Axis { case vertical, horizontal, overlay }
 
     var styles: StyleCSS { StyleCSS(palette: palette) }
 
-    /// Several elements as a region's content: a VStack of them, centred, as the device stacks a fragment.
+    /// A region's content: its element, or a fragment's elements top to bottom with a VStack's spacing.
     func region(_ list: [UIElement]) -> String {
-        list.map { render($0, in: .vertical) }.joined()
+        stack(list, axis: .vertical, spacing: nil)
     }
 
     /// The element as HTML, placed in a stack along `axis`.
@@ -43,7 +46,9 @@ struct ElementRenderer {
         case .symbol:
             let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
             var extra = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"]
-            if let tint = styles.color(PreviewValues.value(e, "tintColor")) { extra.append("color:\(tint)") }
+            // `tintColor`, else the first of `colors` (palette and multicolor symbols draw in one colour here).
+            let first = PreviewValues.string(e, "colors")?.split(separator: "|").first.map { JSONValue.string(String($0)) }
+            if let tint = styles.color(PreviewValues.value(e, "tintColor")) ?? styles.color(first) { extra.append("color:\(tint)") }
             let name = PreviewValues.string(e, "name") ?? ""
             let inner = Self.symbol(name, weight: PreviewValues.string(e, "weight"))
             let known = Symbols.resolve(name) != nil
@@ -64,8 +69,13 @@ struct ElementRenderer {
         case .button:
             let children = PreviewValues.children(e)
             let inner = children.isEmpty ? "<span class=\"ll-text\">Button</span>" : children.map { render($0, in: .horizontal) }.joined()
-            return tag("span", "ll-button" + (PreviewValues.string(e, "buttonStyle") == "plain" ? " ll-plain" : ""),
-                       ["background:\(palette.fill.css)"], inner)
+            // The system's button looks: a grey capsule, a tinted one (`borderedProminent`), or none.
+            let look: [String] = switch PreviewValues.string(e, "buttonStyle") {
+            case "plain", "borderless": ["background:none", "padding:0"]
+            case "borderedProminent": ["background:\(palette.blue.css)", "color:#FFFFFF"]
+            default: ["background:\(palette.fill.css)"]
+            }
+            return tag("span", "ll-button", look, inner)
         case .linearProgressView: return linearProgress(e, tag: tag)
         case .circularProgressView: return circularProgress(e, tag: tag)
         case .gauge: return gauge(e, tag: tag)
@@ -214,38 +224,5 @@ struct ElementRenderer {
             if let n = PreviewValues.number(e, prop), n.isFinite { data += " data-\(attribute)=\"\(JSONValue.javaScriptNumber(n))\"" }
         }
         return data + " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
-    }
-
-    // MARK: Symbols
-
-    /// The inline SVG of an SF Symbol's stand-in, or a labelled placeholder for a name without one.
-    static func symbol(_ name: String, weight: String?) -> String {
-        let stroke: Double = switch weight {
-        case "ultraLight": 1
-        case "thin": 1.25
-        case "light": 1.5
-        case "medium": 2.1
-        case "semibold": 2.3
-        case "bold": 2.5
-        case "heavy": 2.7
-        case "black": 2.9
-        default: 1.9
-        }
-        guard let icon = Symbols.resolve(name) else {
-            let short = name.split(separator: ".").first.map(String.init) ?? "?"
-            return "<span class=\"ll-sym-label\">\(CSS.escape(String(short.prefix(6))))</span>"
-        }
-        let open = "<svg viewBox=\"0 0 24 24\" width=\"100%\" height=\"100%\" fill=\"none\" stroke=\"currentColor\" "
-            + "stroke-width=\"\(CSS.number(stroke))\" stroke-linecap=\"round\" stroke-linejoin=\"round\" aria-hidden=\"true\">"
-        let glyph = icon.parts.map { $0.svg(filled: icon.filled) }.joined()
-        guard let enclosure = icon.enclosure else { return open + glyph + "</svg>" }
-        let outline = enclosure == "circle" ? "M12 1.5a10.5 10.5 0 1 0 0 21a10.5 10.5 0 1 0 0-21z" : "M2 2h20v20H2z"
-        let inner = "<g transform=\"translate(12 12) scale(0.56) translate(-12 -12)\" stroke-width=\"\(CSS.number(stroke / 0.56))\">\(glyph)</g>"
-        if !icon.filled { return open + "<path d=\"\(outline)\"/>" + inner + "</svg>" }
-        // Filled: the shape in the tint with the glyph cut out of it.
-        let id = "ll-k-" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60))
-        let knockout = inner.replacingOccurrences(of: "currentColor", with: "#000")
-        return open + "<mask id=\"\(id)\"><rect width=\"24\" height=\"24\" fill=\"#fff\"/><g stroke=\"#000\">\(knockout)</g></mask>"
-            + "<path d=\"\(outline)\" fill=\"currentColor\" stroke=\"none\" mask=\"url(#\(id))\"/></svg>"
     }
 }

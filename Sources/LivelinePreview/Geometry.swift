@@ -11,10 +11,9 @@ enum Geometry {
     /// Not documented; notification mock-ups use 22–24.
     static let lockCornerRadius = 24.0
 
-    /// The camera cutout: 126 × 37.33, its top 11 pt below the screen's top.
+    /// The camera cutout: 126 × 37.33 (its top 11 pt below the screen's top).
     static let cameraWidth = 126.0
     static let cameraHeight = 37.33
-    static let islandTop = 11.0
 
     /// Compact leading and trailing: 52.33 × 36.67 each side of the camera.
     static let compactSide = 52.33
@@ -23,7 +22,7 @@ enum Geometry {
     /// Where the compact trailing region starts.
     static var compactTrailingX: Double { points(compactSide + cameraWidth) }
     /// Inset of compact content from the capsule's outer ends (calibration constant).
-    static let compactOuterInset = 8.0
+    static let compactOuterInset = 6.0
 
     /// Minimal: a circle 36.67 across (an oval up to 45 wide).
     static let minimalSize = 36.67
@@ -35,8 +34,17 @@ enum Geometry {
     static let expandedMarginTop = 12.0
     static let expandedMarginSide = 20.0
     static let expandedMarginBottom = 14.0
+    /// The height of a presentation that grows with its content: the estimate rounded up to a whole
+    /// point (so a 3× capture is a whole number of pixels), between 84 and 160.
+    static func grownHeight(_ estimate: Double) -> Double {
+        min(maxHeight, max(minHeight, estimate.isFinite ? estimate.rounded(.up) : maxHeight))
+    }
+
     /// `n` rounded to hundredths of a point, as sizes are written in CSS.
     static func points(_ n: Double) -> Double { (n * 100).rounded() / 100 }
+
+    /// The widest the center region grows, leaving leading and trailing 50 points each.
+    static var expandedCenterMaxWidth: Double { expandedWidth - 2 * expandedMarginSide - 2 * 50 }
 
     /// Space between the top row (leading, center, trailing) and the bottom region.
     static let expandedRowGap = 8.0

@@ -42,7 +42,7 @@ enum Layout {
     /// Views that keep their size when a row is short of room (SwiftUI serves them first).
     static func isRigid(_ e: UIElement) -> Bool {
         switch e.component {
-        case .symbol, .image, .toggle, .circularProgressView, .divider: true
+        case .symbol, .image, .toggle, .button, .circularProgressView, .divider: true
         case .gauge: (PreviewValues.string(e, "gaugeStyle") ?? "").lowercased().contains("circular")
         default: false
         }
@@ -52,7 +52,8 @@ enum Layout {
 
     /// About how wide and tall the element draws when offered `width` points, for sizing the
     /// presentations that grow with their content. Text widths use Inter's average advance.
-    static func size(_ e: UIElement, width: Double, singleLine: Bool, values: PreviewValues) -> (width: Double, height: Double) {
+    /// `font` is the size inherited from the enclosing views (a stack's `fontSize` applies to its texts).
+    static func size(_ e: UIElement, width: Double, singleLine: Bool, values: PreviewValues, font: Double = 17) -> (width: Double, height: Double) {
         let style = PreviewValues.style(e)
         if style["display"]?.stringValue == "none" || style["position"]?.stringValue == "absolute" { return (0, 0) }
         let padding = PreviewValues.edges(style, "padding"), margin = PreviewValues.edges(style, "margin")
@@ -60,7 +61,7 @@ enum Layout {
         let chromeH = padding.top + padding.bottom + margin.top + margin.bottom
         let fixedW = style["width"]?.numberValue, fixedH = style["height"]?.numberValue
         let inner = max(0, (fixedW ?? width) - chromeW)
-        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values)
+        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values, font: fontSize(e, inherited: font))
         if let fixedW { content.width = max(0, fixedW - padding.leading - padding.trailing) }
         if let fixedH { content.height = max(0, fixedH - padding.top - padding.bottom) }
         var h = content.height + chromeH
@@ -79,8 +80,9 @@ enum Layout {
         return total
     }
 
-    static func fontSize(_ e: UIElement) -> Double {
-        PreviewValues.style(e)["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil } ?? 17
+    /// The element's own `fontSize`, else the one it inherits.
+    static func fontSize(_ e: UIElement, inherited: Double) -> Double {
+        PreviewValues.style(e)["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil } ?? inherited
     }
 
     /// Width of `text` at `size` points: Inter's advances average about 0.55 em (digits 0.62).
@@ -92,8 +94,7 @@ enum Layout {
         return em * size
     }
 
-    static func textSize(_ text: String, _ e: UIElement, width: Double, singleLine: Bool) -> (width: Double, height: Double) {
-        let size = fontSize(e)
+    static func textSize(_ text: String, _ e: UIElement, font size: Double, width: Double, singleLine: Bool) -> (width: Double, height: Double) {
         let w = textWidth(text, size: size)
         let limit = PreviewValues.lineLimit(e) ?? (singleLine ? 1 : 40)
         let lines = width > 0 ? min(Double(limit), max(1, (w / width).rounded(.up))) : 1
@@ -101,25 +102,25 @@ enum Layout {
         return (min(w, width), lines * lineHeight)
     }
 
-    private static func intrinsic(_ e: UIElement, width: Double, singleLine: Bool, values: PreviewValues) -> (width: Double, height: Double) {
+    private static func intrinsic(_ e: UIElement, width: Double, singleLine: Bool, values: PreviewValues, font: Double) -> (width: Double, height: Double) {
         func stack(_ list: [UIElement], vertical: Bool, spacing: Double?) -> (width: Double, height: Double) {
             let shown = list.filter { PreviewValues.style($0)["display"]?.stringValue != "none" }
             if vertical {
                 var w = 0.0, h = 0.0
                 for (i, child) in shown.enumerated() {
-                    let s = size(child, width: width, singleLine: singleLine, values: values)
+                    let s = size(child, width: width, singleLine: singleLine, values: values, font: font)
                     w = max(w, s.width)
                     h += s.height + (i > 0 ? spacing ?? ElementRenderer.defaultSpacing(shown[i - 1], child, axis: .vertical) : 0)
                 }
                 return (w, h)
             }
             let gaps = Double(max(0, shown.count - 1)) * (spacing ?? 8)
-            let rigid = shown.filter(isRigid).map { size($0, width: width, singleLine: singleLine, values: values).width }.reduce(0, +)
+            let rigid = shown.filter(isRigid).map { size($0, width: width, singleLine: singleLine, values: values, font: font).width }.reduce(0, +)
             let flexible = max(1, shown.filter { !isRigid($0) && $0.component != .spacer }.count)
             let share = max(0, width - gaps - rigid) / Double(flexible)
             var w = gaps, h = 0.0
             for child in shown {
-                let s = size(child, width: isRigid(child) ? width : share, singleLine: singleLine, values: values)
+                let s = size(child, width: isRigid(child) ? width : share, singleLine: singleLine, values: values, font: font)
                 w += s.width
                 h = max(h, s.height)
             }
@@ -127,11 +128,11 @@ enum Layout {
         }
         let captionHeight = 16.0
         switch e.component {
-        case .text: return textSize(PreviewValues.text(e), e, width: width, singleLine: singleLine)
-        case .timer: return textSize(values.timerText(e), e, width: width, singleLine: singleLine)
+        case .text: return textSize(PreviewValues.text(e), e, font: font, width: width, singleLine: singleLine)
+        case .timer: return textSize(values.timerText(e), e, font: font, width: width, singleLine: singleLine)
         case .label:
-            let t = textSize(PreviewValues.string(e, "title") ?? "", e, width: width, singleLine: true)
-            return (t.width + fontSize(e) * 1.45, max(t.height, fontSize(e) * 1.2))
+            let t = textSize(PreviewValues.string(e, "title") ?? "", e, font: font, width: width, singleLine: true)
+            return (t.width + font * 1.45, max(t.height, font * 1.2))
         case .symbol:
             let s = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
             return (s, s)
@@ -155,7 +156,7 @@ enum Layout {
             return stack(PreviewValues.children(e), vertical: !row, spacing: PreviewValues.number(e, "spacing"))
         case .hStack: return stack(PreviewValues.children(e), vertical: false, spacing: PreviewValues.number(e, "spacing"))
         case .zStack, .linearGradient:
-            let sizes = PreviewValues.children(e).map { size($0, width: width, singleLine: singleLine, values: values) }
+            let sizes = PreviewValues.children(e).map { size($0, width: width, singleLine: singleLine, values: values, font: font) }
             return (sizes.map(\.width).max() ?? 0, sizes.map(\.height).max() ?? 0)
         case .groupBox:
             let body = stack(PreviewValues.children(e), vertical: true, spacing: nil)

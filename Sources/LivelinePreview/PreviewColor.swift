@@ -124,7 +124,6 @@ struct Palette: Sendable, Equatable {
 
     var label: PreviewColor { dark ? .white : .black }
     var secondaryLabel: PreviewColor { dark ? PreviewColor(235, 235, 245, 0.6) : PreviewColor(60, 60, 67, 0.6) }
-    var tertiaryLabel: PreviewColor { dark ? PreviewColor(235, 235, 245, 0.3) : PreviewColor(60, 60, 67, 0.3) }
     /// `systemFill`: progress tracks, placeholders.
     var fill: PreviewColor { dark ? PreviewColor(120, 120, 128, 0.36) : PreviewColor(120, 120, 128, 0.2) }
     var separator: PreviewColor { dark ? PreviewColor(84, 84, 88, 0.6) : PreviewColor(60, 60, 67, 0.29) }

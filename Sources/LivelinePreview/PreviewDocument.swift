@@ -36,7 +36,9 @@ public struct PreviewBox: Sendable {
     public let selector: String
     /// The box's size in points (CSS px); a screenshot at scale 3 is three times as many pixels.
     public let width: Double, height: Double
-    /// The background colour expected just inside the box's edge (away from the rounded corners), `#RRGGBB`.
+    /// The background colour expected just inside the box's edge (away from the rounded corners),
+    /// `#RRGGBB`: the tint over the default background, or the Island's black; a layout that draws
+    /// to the edge itself (a full-size gradient) covers it.
     public let background: String
     /// The regions of the presentation that hold content (text, icons), in points from the box's
     /// top-left corner: a screenshot has pixels other than `background` inside each.

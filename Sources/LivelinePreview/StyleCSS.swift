@@ -58,7 +58,9 @@ struct StyleCSS {
             case "fontSize":
                 if let n = v.numberValue, n.isFinite, n > 0 {
                     out.append("font-size:\(CSS.px(min(n, 400)))")
-                    if n >= 20 { out.append("font-family:var(--ll-display)") }
+                    // SF's optical sizes: Text below 20 points, Display from 20 (a smaller text inside a
+                    // larger one switches back); a family named in the style wins.
+                    if style["fontFamily"] == nil { out.append("font-family:var(\(n >= 20 ? "--ll-display" : "--ll-text"))") }
                 }
             case "fontWeight":
                 if let w = Self.weight(v) { out.append("font-weight:\(w)") }

@@ -9,7 +9,7 @@ enum Stylesheet {
         --ll-mono:ui-monospace,"SF Mono","JetBrains Mono","DejaVu Sans Mono","Noto Color Emoji",monospace;\
         --ll-serif:ui-serif,"New York","Noto Serif","DejaVu Serif",serif;\
         --ll-rounded:ui-rounded,"SF Pro Rounded","Inter","Noto Color Emoji",sans-serif;\
-        display:inline-block;font-family:var(--ll-text);font-size:17px;font-weight:400;line-height:1.2;letter-spacing:-0.01em;\
+        display:inline-block;font-family:var(--ll-text);font-size:17px;font-weight:400;line-height:1.2;letter-spacing:-0.02em;\
         font-feature-settings:"calt","case" 0;-webkit-font-smoothing:antialiased;text-align:left}\
         .ll-preview *{box-sizing:border-box;min-width:0;margin:0}\
         .ll-preview .ll-box{position:relative;overflow:hidden;display:flex;flex-direction:column;isolation:isolate}\
@@ -24,10 +24,10 @@ enum Stylesheet {
         .ll-preview .ll-expanded-top{display:grid;flex:none}\
         .ll-preview .ll-exp-leading{grid-column:1;grid-row:1/3;align-items:flex-start;justify-content:flex-start}\
         .ll-preview .ll-exp-trailing{grid-column:3;grid-row:1/3;align-items:flex-end;justify-content:flex-start}\
-        .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center}\
+        .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center;max-width:\(CSS.px(Geometry.expandedCenterMaxWidth))}\
         .ll-preview .ll-exp-bottom{flex:1 1 auto;align-items:center;justify-content:flex-start}\
-        .ll-preview .ll-v{display:flex;flex-direction:column}\
-        .ll-preview .ll-h{display:flex;flex-direction:row}\
+        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center}\
+        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center}\
         .ll-preview .ll-z{display:grid}\
         .ll-preview .ll-z>*{grid-area:1/1}\
         .ll-preview .ll-gap{display:block;flex:none}\
@@ -40,7 +40,6 @@ enum Stylesheet {
         .ll-preview .ll-label{display:inline-flex;flex-direction:row;align-items:center;gap:.35em}\
         .ll-preview .ll-label-icon{width:1.2em;height:1.2em}\
         .ll-preview .ll-button{display:inline-flex;flex-direction:row;align-items:center;justify-content:center;gap:6px;padding:7px 14px;border-radius:999px;font-weight:600}\
-        .ll-preview .ll-button.ll-plain{background:none!important;padding:0}\
         .ll-preview .ll-toggle{display:inline-flex;flex-direction:row;align-items:center;gap:8px}\
         .ll-preview .ll-switch{display:block;width:51px;height:31px;border-radius:16px;position:relative;flex:none}\
         .ll-preview .ll-switch::after{content:"";position:absolute;top:2px;left:2px;width:27px;height:27px;border-radius:50%;background:#fff;box-shadow:0 2px 4px rgba(0,0,0,.2)}\
@@ -64,7 +63,7 @@ enum Stylesheet {
 
     /// The page around the fragments: one column as wide as the phone's screen.
     static let page = """
-        html,body{margin:0;padding:0}\
+        html{scrollbar-width:none}html,body{margin:0;padding:0}\
         .ll-page{font:13px/1.35 "Inter",system-ui,sans-serif;padding:0 0 16px}\
         .ll-page-light{background:#E5E5EA;color:#3A3A3C}\
         .ll-page-dark{background:#1C1C1E;color:#AEAEB2}\

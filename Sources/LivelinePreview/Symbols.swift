@@ -10,6 +10,10 @@ enum Symbols {
         case shape(String)
         /// A closed shape always filled (a dot, a plane's silhouette).
         case solid(String)
+        /// A line inside a shape: stroked, or cut out of the shape in the `.fill` variant (a clock's hands).
+        case cut(String)
+        /// A dot inside a shape: filled, or cut out of the shape in the `.fill` variant.
+        case hole(String)
     }
 
     /// The icons by base name.
@@ -18,38 +22,38 @@ enum Symbols {
         let circle = "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18z"
         var icons: [String: [Part]] = [
             "airplane": [.solid(plane)],
-            "clock": [.shape(circle), .line("M12 7v5l3.5 2")],
-            "timer": [.shape("M12 5a8 8 0 1 0 0 16a8 8 0 1 0 0-16z"), .line("M12 13V9M10 2h4M18.5 6.5l1.5-1.5")],
+            "clock": [.shape(circle), .cut("M12 7v5l3.5 2")],
+            "timer": [.shape("M12 5a8 8 0 1 0 0 16a8 8 0 1 0 0-16z"), .cut("M12 13V9"), .line("M10 2h4M18.5 6.5l1.5-1.5")],
             "hourglass": [.shape("M6 3h12c0 5-4 6-4 9s4 4 4 9H6c0-5 4-6 4-9S6 8 6 3z")],
-            "door": [.shape("M6 3h12v18H6z"), .solid("M14.5 11a1.2 1.2 0 1 0 0 2.4a1.2 1.2 0 1 0 0-2.4z"), .line("M3 21h18")],
+            "door": [.shape("M6 3h12v18H6z"), .hole("M14.5 11a1.2 1.2 0 1 0 0 2.4a1.2 1.2 0 1 0 0-2.4z"), .line("M3 21h18")],
             "bag": [.shape("M5 8h14l-1 13H6z"), .line("M9 10V6a3 3 0 0 1 6 0v4")],
-            "suitcase": [.shape("M3 8h18v12H3z"), .line("M9 8V5h6v3M8 8v12M16 8v12")],
-            "suitcase.rolling": [.shape("M7 6h10v13H7z"), .line("M10 6V3h4v3M10 9v7M14 9v7"), .solid("M8 20h2v2H8zM14 20h2v2h-2z")],
-            "car": [.shape("M3 17v-5l2.5-5h13l2.5 5v5z"), .line("M3 12h18"),
-                    .solid("M7 15.5a1.5 1.5 0 1 0 0 .1zM17 15.5a1.5 1.5 0 1 0 0 .1z"), .line("M5 17v2M19 17v2")],
-            "bus": [.shape("M5 3h14v15H5z"), .line("M5 11h14M7 18v3M17 18v3"), .solid("M8 14h2v2H8zM14 14h2v2h-2z")],
-            "tram": [.shape("M6 5h12v12H6z"), .line("M6 11h12M9 2h6M8 17l-2 4M16 17l2 4"), .solid("M9 13.5h2v1.5H9zM13 13.5h2v1.5h-2z")],
+            "suitcase": [.shape("M3 8h18v12H3z"), .line("M9 8V5h6v3"), .cut("M8 8v12M16 8v12")],
+            "suitcase.rolling": [.shape("M7 6h10v13H7z"), .line("M10 6V3h4v3"), .cut("M10 9v7M14 9v7"), .solid("M8 20h2v2H8zM14 20h2v2h-2z")],
+            "car": [.shape("M3 17v-5l2.5-5h13l2.5 5v5z"), .cut("M3 12h18"),
+                    .hole("M7 13.5a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2zM17 13.5a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2z"), .line("M5 17v2M19 17v2")],
+            "bus": [.shape("M5 3h14v15H5z"), .cut("M5 11h14"), .line("M7 18v3M17 18v3"), .hole("M8 14h2v2H8zM14 14h2v2h-2z")],
+            "tram": [.shape("M6 5h12v12H6z"), .cut("M6 11h12"), .line("M9 2h6M8 17l-2 4M16 17l2 4"), .hole("M9 13.5h2v1.5H9zM13 13.5h2v1.5h-2z")],
             "box.truck": [.shape("M2 6h12v10H2zM14 9h4l3 3v4h-7z"), .solid("M6 17a2 2 0 1 0 0 .1zM17 17a2 2 0 1 0 0 .1z")],
-            "shippingbox": [.shape("M12 3l8 4.5v9L12 21l-8-4.5v-9z"), .line("M4 7.5l8 4.5 8-4.5M12 12v9M8 5.2l8 4.6")],
+            "shippingbox": [.shape("M12 3l8 4.5v9L12 21l-8-4.5v-9z"), .cut("M4 7.5l8 4.5 8-4.5M12 12v9M8 5.2l8 4.6")],
             "bicycle": [.line("M5.5 17.5a3.5 3.5 0 1 0 0-.1zM18.5 17.5a3.5 3.5 0 1 0 0-.1zM5.5 17.5L9 9h6l3.5 8.5M9 9l3.5 8.5h-7M8 6h3M15 9l-1-3h2")],
             "figure.walk": [.solid("M13.5 2.5a2 2 0 1 0 0 4a2 2 0 1 0 0-4z"), .line("M12.5 8l-2 6 3 3v5M10.5 14l-3 7M12.5 8l3.5 3 3 1M12 8.5L8 11l-1 3")],
             "figure.run": [.solid("M15 2.5a2 2 0 1 0 0 4a2 2 0 1 0 0-4z"), .line("M13 8l-3 5 4 3-1 6M10 13l-4 2-1 3M13 8l3 3 3.5 .5M13 8l-4-.5-2.5 3")],
-            "sportscourt": [.shape("M2.5 6h19v12h-19z"), .line("M12 6v12M12 9.5a2.5 2.5 0 1 0 0 5a2.5 2.5 0 1 0 0-5zM2.5 9.5h3v5h-3M21.5 9.5h-3v5h3")],
-            "soccerball": [.shape(circle), .line("M12 8.5l3.3 2.4-1.3 3.9h-4l-1.3-3.9zM12 8.5V3.5M15.3 10.9l4.6-1.6M14 14.8l2.8 4M10 14.8l-2.8 4M8.7 10.9L4.1 9.3")],
-            "basketball": [.shape(circle), .line("M3 12h18M12 3v18M5.8 5.6c3.2 3.6 3.2 9.2 0 12.8M18.2 5.6c-3.2 3.6-3.2 9.2 0 12.8")],
-            "tennisball": [.shape(circle), .line("M5.6 5.6c3.5 3.5 3.5 9.3 0 12.8M18.4 5.6c-3.5 3.5-3.5 9.3 0 12.8")],
+            "sportscourt": [.shape("M2.5 6h19v12h-19z"), .cut("M12 6v12M12 9.5a2.5 2.5 0 1 0 0 5a2.5 2.5 0 1 0 0-5zM2.5 9.5h3v5h-3M21.5 9.5h-3v5h3")],
+            "soccerball": [.shape(circle), .cut("M12 8.5l3.3 2.4-1.3 3.9h-4l-1.3-3.9zM12 8.5V3.5M15.3 10.9l4.6-1.6M14 14.8l2.8 4M10 14.8l-2.8 4M8.7 10.9L4.1 9.3")],
+            "basketball": [.shape(circle), .cut("M3 12h18M12 3v18M5.8 5.6c3.2 3.6 3.2 9.2 0 12.8M18.2 5.6c-3.2 3.6-3.2 9.2 0 12.8")],
+            "tennisball": [.shape(circle), .cut("M5.6 5.6c3.5 3.5 3.5 9.3 0 12.8M18.4 5.6c-3.5 3.5-3.5 9.3 0 12.8")],
             "trophy": [.shape("M7 3h10v6a5 5 0 0 1-10 0z"), .line("M7 5H4v2a3 3 0 0 0 3 3M17 5h3v2a3 3 0 0 1-3 3M12 14v4M8 21h8M9 18h6")],
             "flag": [.line("M5 21V3"), .shape("M5 4h13l-2.5 4.5L18 13H5z")],
             "flag.checkered": [.line("M5 21V3M5 4h13v9H5"), .solid("M5 4h3.25v3H5zM11.5 4h3.25v3H11.5zM8.25 7h3.25v3H8.25zM14.75 7H18v3h-3.25zM5 10h3.25v3H5zM11.5 10h3.25v3H11.5z")],
             "checkmark": [.line("M4.5 12.5l5 5L19.5 6.5")],
             "xmark": [.line("M6 6l12 12M18 6L6 18")],
             "exclamationmark": [.line("M12 4v11"), .solid("M12 18.2a1.4 1.4 0 1 0 0 2.8a1.4 1.4 0 1 0 0-2.8z")],
-            "exclamationmark.triangle": [.shape("M12 3L2 20.5h20z"), .line("M12 9.5v5"), .solid("M12 16.6a1.2 1.2 0 1 0 0 2.4a1.2 1.2 0 1 0 0-2.4z")],
+            "exclamationmark.triangle": [.shape("M12 3L2 20.5h20z"), .cut("M12 9.5v5"), .hole("M12 16.6a1.2 1.2 0 1 0 0 2.4a1.2 1.2 0 1 0 0-2.4z")],
             "info": [.line("M12 10.5V19"), .solid("M12 5a1.4 1.4 0 1 0 0 2.8a1.4 1.4 0 1 0 0-2.8z")],
             "bell": [.shape("M6 17v-6a6 6 0 0 1 12 0v6l2 2H4z"), .line("M10 21.5h4")],
             "location": [.shape("M20.5 3.5L3 11l7.5 2.5L13 21z")],
-            "mappin": [.shape("M12 22s7-6.8 7-12a7 7 0 0 0-14 0c0 5.2 7 12 7 12z"), .line("M12 7.5a2.5 2.5 0 1 0 0 5a2.5 2.5 0 1 0 0-5z")],
-            "map": [.shape("M3 6l6-2.5 6 2.5 6-2.5v14.5L15 20.5 9 18l-6 2.5z"), .line("M9 3.5V18M15 6v14.5")],
+            "mappin": [.shape("M12 22s7-6.8 7-12a7 7 0 0 0-14 0c0 5.2 7 12 7 12z"), .cut("M12 7.5a2.5 2.5 0 1 0 0 5a2.5 2.5 0 1 0 0-5z")],
+            "map": [.shape("M3 6l6-2.5 6 2.5 6-2.5v14.5L15 20.5 9 18l-6 2.5z"), .cut("M9 3.5V18M15 6v14.5")],
             "person": [.shape("M12 3.5a4 4 0 1 0 0 8a4 4 0 1 0 0-8z"), .shape("M4 21c0-4.4 3.6-7 8-7s8 2.6 8 7z")],
             "star": [.shape("M12 2.8l2.8 5.8 6.3.9-4.6 4.4 1.1 6.3L12 17.2l-5.6 3 1.1-6.3-4.6-4.4 6.3-.9z")],
             "heart": [.shape("M12 20.5S3.5 15.3 3.5 9A4.5 4.5 0 0 1 12 6.6 4.5 4.5 0 0 1 20.5 9c0 6.3-8.5 11.5-8.5 11.5z")],
@@ -58,7 +62,7 @@ enum Symbols {
             "cart": [.line("M2.5 4h2.5l2.5 11h11L21 7.5H6"), .solid("M9 18a1.5 1.5 0 1 0 0 3a1.5 1.5 0 1 0 0-3zM17 18a1.5 1.5 0 1 0 0 3a1.5 1.5 0 1 0 0-3z")],
             "fork.knife": [.line("M7 3v18M4.5 3v5a2.5 2.5 0 0 0 5 0V3M17 21V3c-2.5 1.5-3.5 4-3.5 8h3.5")],
             "cup.and.saucer": [.shape("M5 7h11v5a5 5 0 0 1-5 5h-1a5 5 0 0 1-5-5z"), .line("M16 8.5h1.5a2.5 2.5 0 0 1 0 5H15.5M3 20.5h16")],
-            "calendar": [.shape("M3.5 5h17v15.5h-17z"), .line("M3.5 9.5h17M8 3v4M16 3v4")],
+            "calendar": [.shape("M3.5 5h17v15.5h-17z"), .cut("M3.5 9.5h17"), .line("M8 3v4M16 3v4")],
             "play": [.shape("M7 4l13 8-13 8z")],
             "pause": [.shape("M6 4h4v16H6zM14 4h4v16h-4z")],
             "stop": [.shape("M5 5h14v14H5z")],
@@ -125,18 +129,30 @@ extension Symbols.Part {
         case .line(let d): return .line(d + transform)
         case .shape(let d): return .shape(d + transform)
         case .solid(let d): return .solid(d + transform)
+        case .cut(let d): return .cut(d + transform)
+        case .hole(let d): return .hole(d + transform)
         }
     }
 
-    /// The SVG `<path>` of the part; in a filled symbol closed shapes are filled.
-    func svg(filled: Bool) -> String {
+    /// Whether the `.fill` variant cuts the part out of the shapes instead of drawing it.
+    var isCut: Bool {
+        switch self {
+        case .cut, .hole: true
+        default: false
+        }
+    }
+
+    /// The SVG `<path>` of the part; in a filled symbol closed shapes are filled. `ink` is the
+    /// colour (`currentColor`, or black and white in a mask).
+    func svg(filled: Bool, ink: String = "currentColor") -> String {
         let (d, fill): (String, Bool) = switch self {
-        case .line(let d): (d, false)
+        case .line(let d), .cut(let d): (d, false)
         case .shape(let d): (d, filled)
-        case .solid(let d): (d, true)
+        case .solid(let d), .hole(let d): (d, true)
         }
         let pieces = d.split(separator: "\u{1}", maxSplits: 1)
         let transform = pieces.count > 1 ? " transform=\"\(pieces[1])\"" : ""
-        return "<path d=\"\(pieces[0])\"\(fill ? " fill=\"currentColor\"" : "")\(transform)/>"
+        let paint = fill ? " fill=\"\(ink)\"" : ink == "currentColor" ? "" : " stroke=\"\(ink)\""
+        return "<path d=\"\(pieces[0])\"\(paint)\(transform)/>"
     }
 }

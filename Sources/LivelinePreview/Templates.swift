@@ -2,18 +2,37 @@ import Foundation
 import LivelineCore
 import LivelineUI
 
-/// The typed templates previews know, by `attributes-type`.
+/// The typed templates previews know, by `attributes-type`, each with the schema its payloads are
+/// checked against (the checks' findings become the document's warnings).
 enum Templates {
     typealias Render = @Sendable (_ attributes: JSONValue?, _ state: JSONValue, _ options: PreviewOptions) throws -> UILayout
 
-    static let all: [String: Render] = [
-        FlightAttributes.attributesType: { attributes, state, options in
+    struct Template: Sendable {
+        var schema: ActivitySchema
+        var render: Render
+    }
+
+    static let all: [String: Template] = [
+        FlightAttributes.attributesType: Template(schema: FlightAttributes.schema) { attributes, state, options in
             let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
             let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
                                                                     type: "FlightAttributes")
             return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content)
         },
     ]
+
+    /// The layout of `type`'s state and what its schema finds in the payload (dates in the wrong
+    /// unit, keys the device ignores).
+    /// - Throws: `PreviewError` when the state or attributes would not decode on the device.
+    static func layout(_ template: Template, type: String, attributes: JSONValue?, state: JSONValue,
+                       options: PreviewOptions) throws -> (UILayout, [String]) {
+        var findings = template.schema.checkContentState(state)
+        if let attributes, attributes != .null { findings += template.schema.checkAttributes(attributes) }
+        if let failure = findings.first(where: \.isDecodingFailure) {
+            throw PreviewError("the \(type) payload would not decode on the device, so it cannot be drawn: \(failure)")
+        }
+        return (try template.render(attributes, state, options), findings.map(\.description))
+    }
 
     /// `value` decoded as the device does (Foundation's default decoder: dates in reference-date seconds).
     static func decode<T: Decodable>(_ value: JSONValue?, as type: T.Type, field: String, type name: String) throws -> T {

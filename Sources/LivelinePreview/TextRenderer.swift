@@ -267,7 +267,7 @@ struct TextRenderer {
         }
         var blocks = children.indices.map { i in children[i].component == .spacer ? TextBlock([], width: widths[i]) : nil as TextBlock? }
         for i in fixed {
-            let block = render(children[i], width: widths[i])
+            let block = oneLine(children[i], render(children[i], width: widths[i]), width: widths[i])
             remaining += widths[i] - block.width
             widths[i] = block.width
             blocks[i] = block
@@ -292,6 +292,15 @@ struct TextRenderer {
             children[i].component == .divider ? TextBlock(Array(repeating: "│", count: max(1, height)), width: 1) : resolved[i]
         }
         return TextBlock.horizontal(upright, gaps: gaps, alignment: alignment)
+    }
+
+    /// A text in a row stays on one line, cut with `…` when short of room, as SwiftUI truncates a
+    /// label beside others rather than breaking a name over lines (unless it sets `numberOfLines`).
+    private func oneLine(_ e: UIElement, _ block: TextBlock, width: Int) -> TextBlock {
+        guard [.text, .timer, .label].contains(e.component), block.height > 1, PreviewValues.lineLimit(e) == nil,
+              PreviewValues.style(e).isEmpty || !bordered(PreviewValues.style(e)) else { return block }
+        let joined = block.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        return TextBlock([TextBlock.truncate(joined, to: width)])
     }
 
     /// Views drawn on one line that cannot wrap.

@@ -52,6 +52,8 @@ import Testing
         #expect(lock.width == 371 && (84...160).contains(lock.height))
         let expanded = try #require(document.box(.islandExpanded))
         #expect(expanded.width == 371 && (84...160).contains(expanded.height))
+        // Heights that follow the content are whole points, so a 3× capture is whole pixels.
+        #expect(lock.height == lock.height.rounded() && expanded.height == expanded.height.rounded())
         // Regions where content is drawn: compact leading left of the camera, trailing right of it.
         let compact = try #require(document.box(.islandCompact)).content
         #expect(compact.map(\.name) == ["island.compact.leading", "island.compact.trailing"])
@@ -66,6 +68,7 @@ import Testing
         #expect(island.boxes.map(\.presentation) == [.islandMinimal, .islandCompact] && island.fragments.count == 2)
         #expect(!island.html.contains("data-ll-box=\"lock-screen\""))
         #expect(island.stylesheet == document.stylesheet && document.html.contains(document.stylesheet))
+        #expect(ActivityPreview.stylesheet == document.stylesheet)
     }
 
     @Test("the Lock Screen grows with its content between 84 and 160 points")
@@ -78,6 +81,10 @@ import Testing
         let five = rows.prefix(5).joined(separator: ",")
         let medium = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"padding":16}},"children":[\#(five)]}}"#).box(.lockScreen))
         #expect(medium.height > 84 && medium.height < 160)
+        // A stack's font size applies to the texts in it: four 28-point lines and three 2-point gaps.
+        let big = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"fontSize":28}},"children":[\#(rows.prefix(4).joined(separator: ","))]}}"#).box(.lockScreen))
+        let lines: Double = 4 * 28 * 1.2, gaps: Double = 3 * 2
+        #expect(big.height == (lines + gaps).rounded(.up))
     }
 
     @Test("the page needs nothing from outside and runs no script")
@@ -127,6 +134,9 @@ import Testing
         #expect(ElementRenderer.symbol("star.fill", weight: nil).contains("fill=\"currentColor\""))
         #expect(!ElementRenderer.symbol("star", weight: nil).contains("fill=\"currentColor\""))
         #expect(ElementRenderer.symbol("checkmark.circle.fill", weight: nil).contains("<mask id=\"ll-k-checkmark-circle-fill\">"))
+        // A filled clock's hands are cut out of its face; the outlined one draws them.
+        #expect(ElementRenderer.symbol("clock.fill", weight: nil).contains("<mask id=\"ll-f-clock-fill\">"))
+        #expect(!ElementRenderer.symbol("clock", weight: nil).contains("<mask"))
         #expect(ElementRenderer.symbol("star", weight: "bold") != ElementRenderer.symbol("star", weight: "thin"))
         let lock = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"cup.unknown.thing"}}}"#).fragments[.lockScreen])
         #expect(lock.contains("class=\"ll-sym ll-sym-missing\" data-symbol=\"cup.unknown.thing\""))
@@ -193,6 +203,23 @@ import Testing
         #expect(lock.contains("width:30%") && lock.contains("width:25%"))
     }
 
+    @Test("controls: switches, buttons, images by name and gradients")
+    func controls() throws {
+        let lock = try #require(try Self.document("""
+            {"lockScreen":{"type":"VStack","children":[{"type":"Toggle","props":{"defaultValue":true,"title":"Alerts"}},{"type":"Toggle"},
+              {"type":"Button","props":{"buttonStyle":"borderedProminent"},"children":[{"type":"Text","children":"Check in"}]},
+              {"type":"Button","props":{"buttonStyle":"plain"},"children":[{"type":"Text","children":"Later"}]},
+              {"type":"Image","props":{"source":{"assetName":"logo"},"style":{"width":30,"height":20}}},
+              {"type":"LinearGradient","props":{"colors":"red|#0000FF","startPoint":"leading","endPoint":"trailing"}}]}}
+            """).fragments[.lockScreen])
+        #expect(lock.contains("data-on=\"true\"") && lock.contains("ll-switch ll-on\" style=\"background:#34C759\""))
+        #expect(lock.contains("data-on=\"false\"") && lock.contains("ll-switch\" style=\"background:rgba(120,120,128,0.2)\""))
+        #expect(lock.contains("<span class=\"ll-button\" style=\"background:#0088FF;color:#FFFFFF;flex-shrink:0\">"))
+        #expect(lock.contains("<span class=\"ll-button\" style=\"background:none;padding:0;flex-shrink:0\">"))
+        #expect(lock.contains("data-asset=\"logo\"") && lock.contains("width:30px;height:20px") && lock.contains(">logo</span>"))
+        #expect(lock.contains("background:linear-gradient(90deg,#FF383C,#0000FF)"))
+    }
+
     @Test("stacks keep SwiftUI's alignment and spacing; spacers and fills grow along the stack")
     func stacks() throws {
         let lock = try #require(try Self.document("""
@@ -219,8 +246,16 @@ import Testing
               {"type":"Text","props":{"style":{"fontFamily":"monospaced"}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(lock.contains("font-size:28px;font-family:var(--ll-display);font-weight:800"))
-        #expect(lock.contains("font-size:13px;font-weight:700;font-variant-numeric:tabular-nums"))
+        #expect(lock.contains("font-size:13px;font-family:var(--ll-text);font-weight:700;font-variant-numeric:tabular-nums"))
         #expect(lock.contains("font-family:var(--ll-mono)"))
+        // A small text inside a large-type stack goes back to the Text face; a named family is kept.
+        let nested = try #require(try Self.document("""
+            {"lockScreen":{"type":"VStack","props":{"style":{"fontSize":24}},"children":[{"type":"Text","props":{"style":{"fontSize":12}},"children":"s"},
+              {"type":"Text","props":{"style":{"fontFamily":"monospaced","fontSize":30}},"children":"m"}]}}
+            """).fragments[.lockScreen])
+        #expect(nested.contains("font-size:24px;font-family:var(--ll-display)") && nested.contains("font-size:12px;font-family:var(--ll-text)"))
+        #expect(nested.contains("font-family:var(--ll-mono);font-size:30px\"") || nested.contains("font-size:30px;font-family:var(--ll-mono)"))
+        #expect(!nested.contains("font-size:30px;font-family:var(--ll-display)"))
         let css = Stylesheet.css
         #expect(css.contains("--ll-text:-apple-system,BlinkMacSystemFont,\"SF Pro Text\",\"Inter\""))
         #expect(css.contains("--ll-display:-apple-system,BlinkMacSystemFont,\"SF Pro Display\",\"Inter Display\""))
@@ -251,7 +286,7 @@ import Testing
         // A link's destination is only named (the preview opens nothing).
         #expect(markup.contains("title=\"javascript:alert(1)\""))
         // The only url() is the page's own symbol masks.
-        #expect(markup.components(separatedBy: "url(").dropFirst().allSatisfy { $0.hasPrefix("#ll-k-") })
+        #expect(markup.components(separatedBy: "url(").dropFirst().allSatisfy { $0.hasPrefix("#ll-k-") || $0.hasPrefix("#ll-f-") })
         #expect(markup.contains("background:linear-gradient(90deg, #000, #fff)"))
         #expect(!markup.contains("calc(") && !markup.contains("1deg;"))
         #expect(document.warnings.contains { $0.contains("evil.example") } && html.contains("<section class=\"ll-warnings\">"))
