@@ -199,12 +199,21 @@ final class DriverProcess: Sendable {
 
     /// Kills the group: chromedriver and every Chromium process it started. Idempotent.
     func stop() {
-        let fd = state.withLock { state -> Int32? in
+        guard let fd = takeGuardPipe() else { return }
+        kill(-groupID, SIGKILL)
+        close(fd)
+    }
+
+    /// Closes the guard pipe only, as this process's death would: the group's leader then kills the
+    /// group itself. (For tests.)
+    func releaseGuardPipe() {
+        if let fd = takeGuardPipe() { close(fd) }
+    }
+
+    private func takeGuardPipe() -> Int32? {
+        state.withLock { state -> Int32? in
             defer { state.guardPipe = nil }
             return state.guardPipe
         }
-        guard let fd else { return }
-        kill(-groupID, SIGKILL)
-        close(fd)
     }
 }

@@ -117,6 +117,10 @@ public final class HeadlessBrowser: Sendable {
     /// The process group of chromedriver and Chromium (for tests).
     var processGroup: Int32 { driver.groupID }
 
+    /// Closes the pipe whose end-of-file makes the group's leader kill the group, as this process's
+    /// death would (for tests).
+    func releaseGuardPipe() { driver.releaseGuardPipe() }
+
     /// Waits until chromedriver and Chromium have exited (after `stop()`).
     func waitUntilGone() async { await driver.waitUntilExited() }
 

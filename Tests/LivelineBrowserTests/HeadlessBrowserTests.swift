@@ -157,6 +157,17 @@ struct BrowserStartTests {
         #expect(Self.members(of: group).isEmpty, "still running in group \(group): \(Self.members(of: group))")
     }
 
+    @Test("when this process dies (its end of the guard pipe closes) the group's leader kills chromedriver and Chromium")
+    func parentDeath() async throws {
+        let browser = try await HeadlessBrowser.start()
+        let group = browser.processGroup
+        #expect(try await browser.execute("return 6 * 7") == .number(42))
+        #expect(Self.members(of: group).count >= 3, "\(Self.members(of: group))")  // the shell, chromedriver, Chromium
+        browser.releaseGuardPipe()
+        await browser.waitUntilGone()
+        #expect(Self.members(of: group).isEmpty, "still running in group \(group): \(Self.members(of: group))")
+    }
+
     /// Live (not zombie) processes whose process group is `group`, from /proc.
     static func members(of group: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
