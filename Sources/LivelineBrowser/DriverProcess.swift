@@ -169,7 +169,8 @@ final class DriverProcess: Sendable {
             if finished || ContinuousClock.now >= deadline { return nil }
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state -> Bool in
-                    if state.closed { return true }
+                    // Output that came since the check above wakes nobody later: look again under the lock.
+                    if state.closed || state.output.contains(Self.exitMarker) || match(state.output) != nil || ContinuousClock.now >= deadline { return true }
                     state.waiters.append(continuation)
                     return false
                 }
