@@ -143,7 +143,10 @@ struct PreviewCommandTests {
         defer { try? FileManager.default.removeItem(at: run.directory) }
         for (input, step) in zip(inputs, Self.story) {
             let folder = String(input.name.dropLast(5))
-            try Self.check(run, folder, against: ActivityPreview.document(apnsBody: Array(step.body.serialized()), options: Self.options()))
+            let document = try ActivityPreview.document(apnsBody: Array(step.body.serialized()), options: Self.options())
+            // The ink checks have regions to look at: every presentation of the flight tracker has content.
+            #expect(document.boxes.count == 4 && document.boxes.allSatisfy { !$0.content.isEmpty }, "\(folder): \(document.boxes.map { ($0.presentation, $0.content.count) })")
+            try Self.check(run, folder, against: document)
             #expect(run.result.stdout.contains("wrote \(run.directory.path)/out/\(folder)/index.html\n"), "\(run.result.stdout)")
         }
         // Each step draws something else (gate, delay, boarding, landing).
