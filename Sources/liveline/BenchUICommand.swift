@@ -258,11 +258,18 @@ extension BenchUICommand {
             let previewStart = clock.now
             for i in 0..<count { try await preview(i) }
             let previewTime = seconds(clock.now - previewStart) / Double(count)
+            // The screenshot alone: the blank page stays loaded, its box is photographed again and again.
+            try await capture.browser.navigate(to: blank.absoluteString)
+            let element = try await capture.browser.element("#box")
+            let shotStart = clock.now
+            for _ in 0..<count { _ = try await capture.browser.screenshot(of: element) }
+            let shotTime = seconds(clock.now - shotStart) / Double(count)
             await capture.browser.stop()
             return header + "\n" + """
                   blank page, same size (reference)   \(String(format: "%7.1f", referenceTime * 1000)) ms/PNG  1.000
                   preview: render + load + shoot       \(String(format: "%7.1f", previewTime * 1000)) ms/PNG  \(String(format: "%.3f", previewTime / referenceTime))
                     of which the HTML render (Swift)   \(String(format: "%7.2f", seconds(renderTime) / Double(count) * 1000)) ms
+                  the blank box's screenshot alone     \(String(format: "%7.1f", shotTime * 1000)) ms/PNG  \(String(format: "%.3f", shotTime / referenceTime))
                   (\(PreviewCapture.points(box.width))x\(PreviewCapture.points(box.height)) pt box, \(Int(box.width * 3))x\(Int(box.height * 3)) px; wall time, one session)
                 """
         } catch {
