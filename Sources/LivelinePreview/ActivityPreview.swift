@@ -80,7 +80,13 @@ public enum ActivityPreview {
     public static var stylesheet: String { Stylesheet.css }
 
     /// From a JSON-form layout or uiJsonData string (what `liveline ui preview` takes), already parsed.
+    ///
+    /// A layout past `LayoutLimits` (only one built in code can be: the decoder and the JSON form
+    /// refuse them) is drawn empty, with the limit it passes as a warning.
     public static func document(layout: UILayout, warnings: [String], options: PreviewOptions) -> PreviewDocument {
-        PageRenderer(options: options).document(layout, warnings: warnings)
+        do { try LayoutLimits.check(layout) } catch {
+            return PageRenderer(options: options).document(UILayout(), warnings: warnings + ["not drawn: \(error.message)"])
+        }
+        return PageRenderer(options: options).document(layout, warnings: warnings)
     }
 }

@@ -44,7 +44,7 @@ struct ElementRenderer {
             if axis == .horizontal { extra.append("flex:1 1 auto") }
             return tag("span", "ll-text ll-timer", extra, CSS.escape(values.timerText(e)), attributes: timerData(e))
         case .symbol:
-            let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
+            let size = Layout.symbolSize(e)
             var extra = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"]
             // `tintColor`, else the first of `colors` (palette and multicolor symbols draw in one colour here).
             let first = PreviewValues.string(e, "colors")?.split(separator: "|").first.map { JSONValue.string(String($0)) }

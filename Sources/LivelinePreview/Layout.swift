@@ -39,6 +39,17 @@ enum Layout {
         }
     }
 
+    /// A symbol's frame: its point `size` (default 24), about a fifth smaller or larger at the
+    /// `small` and `large` image scales.
+    static func symbolSize(_ e: UIElement) -> Double {
+        let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
+        switch PreviewValues.string(e, "scale") {
+        case "small": return (size * 0.8 * 100).rounded() / 100
+        case "large": return (size * 1.25 * 100).rounded() / 100
+        default: return size
+        }
+    }
+
     /// Views that keep their size when a row is short of room (SwiftUI serves them first).
     static func isRigid(_ e: UIElement) -> Bool {
         switch e.component {
@@ -134,7 +145,7 @@ enum Layout {
             let t = textSize(PreviewValues.string(e, "title") ?? "", e, font: font, width: width, singleLine: true)
             return (t.width + font * 1.45, max(t.height, font * 1.2))
         case .symbol:
-            let s = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
+            let s = symbolSize(e)
             return (s, s)
         case .image:
             let style = PreviewValues.style(e)

@@ -18,7 +18,7 @@ struct PageRenderer {
             fragments[presentation] = fragment
             boxes.append(box)
         }
-        let html = page(layout, fragments: boxes.map { ($0, fragments[$0.presentation] ?? "") }, warnings: warnings)
+        let html = page(fragments: boxes.map { ($0, fragments[$0.presentation] ?? "") }, warnings: warnings)
         return PreviewDocument(html: html, stylesheet: Stylesheet.css, fragments: fragments, boxes: boxes, warnings: warnings)
     }
 
@@ -64,7 +64,7 @@ struct PageRenderer {
         return two(c.hour) + ":" + two(c.minute)
     }
 
-    func page(_ layout: UILayout, fragments: [(PreviewBox, String)], warnings: [String]) -> String {
+    func page(fragments: [(PreviewBox, String)], warnings: [String]) -> String {
         var body = ""
         for (box, fragment) in fragments {
             var caption = CSS.escape(box.presentation.title)

@@ -29,8 +29,9 @@ enum Symbols {
             "bag": [.shape("M5 8h14l-1 13H6z"), .line("M9 10V6a3 3 0 0 1 6 0v4")],
             "suitcase": [.shape("M3 8h18v12H3z"), .line("M9 8V5h6v3"), .cut("M8 8v12M16 8v12")],
             "suitcase.rolling": [.shape("M7 6h10v13H7z"), .line("M10 6V3h4v3"), .cut("M10 9v7M14 9v7"), .solid("M8 20h2v2H8zM14 20h2v2h-2z")],
-            "car": [.shape("M3 17v-5l2.5-5h13l2.5 5v5z"), .cut("M3 12h18"),
-                    .hole("M7 13.5a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2zM17 13.5a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2z"), .line("M5 17v2M19 17v2")],
+            // A car seen from the front: body, windscreen, headlights, wheels below.
+            "car": [.shape("M3.5 16.5v-5L6.3 6h11.4l2.8 5.5v5z"), .cut("M5.6 11h12.8"), .hole("M5.8 13.2h2.6v1.5H5.8zM15.6 13.2h2.6v1.5h-2.6z"),
+                    .solid("M4.5 16.5h4v2.8h-4zM15.5 16.5h4v2.8h-4z")],
             "bus": [.shape("M5 3h14v15H5z"), .cut("M5 11h14"), .line("M7 18v3M17 18v3"), .hole("M8 14h2v2H8zM14 14h2v2h-2z")],
             "tram": [.shape("M6 5h12v12H6z"), .cut("M6 11h12"), .line("M9 2h6M8 17l-2 4M16 17l2 4"), .hole("M9 13.5h2v1.5H9zM13 13.5h2v1.5h-2z")],
             "box.truck": [.shape("M2 6h12v10H2zM14 9h4l3 3v4h-7z"), .solid("M6 17a2 2 0 1 0 0 .1zM17 17a2 2 0 1 0 0 .1z")],

@@ -138,6 +138,8 @@ import Testing
         #expect(ElementRenderer.symbol("clock.fill", weight: nil).contains("<mask id=\"ll-f-clock-fill\">"))
         #expect(!ElementRenderer.symbol("clock", weight: nil).contains("<mask"))
         #expect(ElementRenderer.symbol("star", weight: "bold") != ElementRenderer.symbol("star", weight: "thin"))
+        let scaled = try #require(try Self.document(#"{"lockScreen":{"type":"HStack","children":[{"type":"Symbol","props":{"name":"car.fill","scale":"large"}},{"type":"Symbol","props":{"name":"car","scale":"small","size":20}}]}}"#).fragments[.lockScreen])
+        #expect(scaled.contains("width:30px;height:30px") && scaled.contains("width:16px;height:16px"))
         let lock = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"cup.unknown.thing"}}}"#).fragments[.lockScreen])
         #expect(lock.contains("class=\"ll-sym ll-sym-missing\" data-symbol=\"cup.unknown.thing\""))
         #expect(lock.contains("<span class=\"ll-sym-label\">cup</span>") && !lock.contains("<svg"))

@@ -147,6 +147,17 @@ import Testing
         #expect(document.fragments[.lockScreen]?.contains("Boards in 163052") == true)
     }
 
+    @Test("a layout built in code past the depth limit is drawn empty, with the limit as a warning")
+    func pastTheLimits() {
+        var element = UIElement(.text, children: .text("deep"))
+        for _ in 0..<100 { element = UIElement(.vStack, children: .single(element)) }
+        let document = ActivityPreview.document(layout: UILayout(regions: [.lockScreen: .element(element)]), warnings: ["w"],
+                                                options: PreviewOptions(at: Date(timeIntervalSince1970: 0)))
+        #expect(document.warnings.count == 2 && document.warnings[0] == "w")
+        #expect(document.warnings[1].hasPrefix("not drawn: layout nests more than \(LayoutLimits.maxDepth) levels deep"))
+        #expect(!document.html.contains(">deep<") && document.boxes.count == 4)
+    }
+
     @Test("a doubling payload within the limit expands in every preview; a Text with an array draws empty")
     func movedFromLayoutLimits() throws {
         var entries = [#"{"t":0,"c":"x"}"#]
