@@ -19,6 +19,7 @@ import PackageDescription
 //   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
 //     ← LivelineService (the API, fan-out, the outbox workers)
 //   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
+//   LivelineBrowser (headless Chromium through chromedriver over WebDriver; PNG decoding: libcurl, zlib)
 //   everything ← liveline (the command-line tool)
 let package = Package(
     name: "Liveline",
@@ -39,6 +40,7 @@ let package = Package(
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
         .library(name: "LivelineDashboard", targets: ["LivelineDashboard"]),
+        .library(name: "LivelineBrowser", targets: ["LivelineBrowser"]),
         .executable(name: "liveline", targets: ["liveline"]),
         .executable(name: "flight-tracker-backend", targets: ["flight-tracker-backend"]),
     ],
@@ -53,6 +55,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The executable's allocator: per-thread caches keep the bulk path's malloc/free cheap.
         .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "LivelineCore"),
         .target(name: "LivelineUI", dependencies: ["LivelineCore", "CBrotli"]),
@@ -69,11 +73,12 @@ let package = Package(
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer"]),
+        .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "CJemalloc", "LivelineDashboard",
+            "LivelineTesting", "CJemalloc", "LivelineDashboard", "LivelineBrowser",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
@@ -97,7 +102,8 @@ let package = Package(
             "LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineSimulator", "LivelineService", "LivelineStore", "LivelineHTTPServer",
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting"]),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI"]),
+        .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib"]),
         // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
         .target(name: "FlightTrackerShared", dependencies: ["LivelineCore"], path: "Examples/FlightTracker/Shared"),

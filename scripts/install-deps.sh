@@ -3,14 +3,17 @@
 # Usage: scripts/install-deps.sh [build|test|demo]
 set -euo pipefail
 
-packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl)
+packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl
+  libcurl4-openssl-dev zlib1g-dev)
+# Previews and their PNGs: headless Chromium through chromedriver, with the fonts the HTML previews
+# name (Inter for SF Pro, emoji, mono; docs/previews.md).
+browser=(chromium chromium-driver fonts-dejavu-core fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono)
 case "${1:-build}" in
-  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb chromium chromium-driver python3-selenium firefox-esr python3-websockets) ;;
-  demo|build) ;;
+  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb "${browser[@]}" python3-selenium firefox-esr python3-websockets) ;;
+  demo) packages+=("${browser[@]}") ;;
+  build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
 esac
-# The HTML previews: their fonts (Inter for SF Pro, emoji, mono; docs/previews.md) and the browser that draws them.
-case "${1:-build}" in test|demo) packages+=(fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono chromium) ;; esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,22 +1,28 @@
 import Foundation
 import LivelineCore
+import LivelinePreview
 import LivelineUI
 
 /// `liveline bench ui`: flight-tracker render + compress rate, and compact versus compatible bytes.
 enum BenchUICommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline bench ui", abstract: "Benchmark UI encoding: renders per second and compact/compatible bytes.",
-        usage: "[--seconds <s>]",
-        options: [.init(name: "seconds", valueName: "s", help: "Time per throughput measurement (default 1).")],
+        usage: "[--seconds <s>] [--pngs <n>]",
+        options: [.init(name: "seconds", valueName: "s", help: "Time per throughput measurement (default 1)."),
+                  .init(name: "pngs", valueName: "n", help: "Preview PNGs in the headless-Chromium batch (default 100; 0 skips it).")],
         discussion: """
             Reference: compatibility mode (Voltra's own server output: identity sharing, brotli quality 2).
             Prints compressed bytes of both modes on the flight tracker (three states) and on the spec's
             examples, with the compact/compatible ratio, then layouts rendered and compressed per second.
+            Last, the time to render one preview PNG (a warm headless Chromium, a batch of --pngs), against a
+            blank page of the same size loaded and photographed in the same session.
             """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let seconds = try arguments.double("seconds") ?? 1
         guard seconds > 0 else { throw arguments.usageError("'--seconds' must be positive, got \(seconds)") }
+        let pngs = try arguments.int("pngs") ?? 100
+        guard (0...10_000).contains(pngs) else { throw arguments.usageError("'--pngs' must be from 0 to 10000, got \(pngs)") }
         let departure = Date(timeIntervalSince1970: 1_767_258_000)
         let attributes = FlightAttributes.example(departure: departure)
         let template = FlightTemplate()
@@ -58,6 +64,7 @@ enum BenchUICommand: LivelineCommand {
               compact (q2 + q11 search)   \(String(format: "%9.0f", compactRate)) /s  \(String(format: "%.3f", compactRate / compatRate))
             """)
         Console.out(fanOutReport(seconds: seconds, template: template, departure: departure))
+        if pngs > 0 { Console.out(await previewReport(count: pngs, template: template, attributes: attributes, states: states, departure: departure)) }
         Console.out(try await dashboardLatencyReport())
         return 0
     }
@@ -202,4 +209,72 @@ enum BenchUICommand: LivelineCommand {
             {"type":"Text","props":{"style":{"color":"#94A3B8","fontSize":12,"marginTop":8}},"children":"Ready for pickup"}]}}
             """),
     ]
+}
+
+// MARK: - Preview PNGs (headless Chromium)
+
+extension BenchUICommand {
+    /// "Time to render one preview PNG (a warm Chromium, batch of `count`)": the flight tracker's Lock
+    /// Screen drawn to HTML, loaded from a file and photographed at 3x, one after another in one
+    /// session. Reference in the same run and session: a blank page holding one box of the same size,
+    /// loaded and photographed the same way (what any PNG costs the browser).
+    static func previewReport(count: Int, template: FlightTemplate, attributes: FlightAttributes,
+                              states: [(String, FlightAttributes.ContentState)], departure: Date) async -> String {
+        let header = "\npreview PNG: flight tracker Lock Screen at 3x, headless Chromium (a warm session), batch of \(count)"
+        let capture: PreviewCapture
+        do { capture = try await PreviewCapture.start() } catch { return header + "\n  not measured: \(error.message)" }
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory() + "liveline-bench-previews-\(getpid())", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try PreviewCapture.prepare(directory)
+            let options = PreviewOptions(at: departure.addingTimeInterval(-3600), presentations: [.lockScreen])
+            let documents = states.map { ActivityPreview.document(layout: template.layout(attributes: attributes, state: $0.1), warnings: [], options: options) }
+            guard let box = documents[0].boxes.first else { return header + "\n  not measured: the document has no Lock Screen box" }
+            let blank = directory.appendingPathComponent("blank.html")
+            try PreviewCapture.write("""
+                <!doctype html><html><body style="margin:0"><div id="box" style="width:\(box.width)px;height:\(box.height)px;background:#ffffff"></div></body></html>
+                """, to: blank)
+            let clock = ContinuousClock()
+            func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+            // The reference: load the blank page, photograph its box.
+            func reference() async throws {
+                try await capture.browser.navigate(to: blank.absoluteString)
+                _ = try await capture.browser.screenshot(of: try await capture.browser.element("#box"))
+            }
+            var renderTime = Duration.zero
+            // One preview PNG: render the HTML, write it, load it, photograph the box.
+            func preview(_ i: Int) async throws {
+                let start = clock.now
+                let document = ActivityPreview.document(layout: template.layout(attributes: attributes, state: states[i % states.count].1), warnings: [], options: options)
+                renderTime += clock.now - start
+                let page = directory.appendingPathComponent("page-\(i % 2).html")
+                try PreviewCapture.write(document.html, to: page)
+                _ = try await capture.shoot(document, page: page, into: directory)
+            }
+            for i in 0..<3 { try await reference(); try await preview(i) }  // warm both paths
+            renderTime = .zero
+            let referenceStart = clock.now
+            for _ in 0..<count { try await reference() }
+            let referenceTime = seconds(clock.now - referenceStart) / Double(count)
+            let previewStart = clock.now
+            for i in 0..<count { try await preview(i) }
+            let previewTime = seconds(clock.now - previewStart) / Double(count)
+            // The screenshot alone: the blank page stays loaded, its box is photographed again and again.
+            try await capture.browser.navigate(to: blank.absoluteString)
+            let element = try await capture.browser.element("#box")
+            let shotStart = clock.now
+            for _ in 0..<count { _ = try await capture.browser.screenshot(of: element) }
+            let shotTime = seconds(clock.now - shotStart) / Double(count)
+            await capture.browser.stop()
+            return header + "\n" + """
+                  blank page, same size (reference)   \(String(format: "%7.1f", referenceTime * 1000)) ms/PNG  1.000
+                  preview: render + load + shoot       \(String(format: "%7.1f", previewTime * 1000)) ms/PNG  \(String(format: "%.3f", previewTime / referenceTime))
+                    of which the HTML render (Swift)   \(String(format: "%7.2f", seconds(renderTime) / Double(count) * 1000)) ms
+                  the blank box's screenshot alone     \(String(format: "%7.1f", shotTime * 1000)) ms/PNG  \(String(format: "%.3f", shotTime / referenceTime))
+                  (\(PreviewCapture.points(box.width))x\(PreviewCapture.points(box.height)) pt box, \(Int(box.width * 3))x\(Int(box.height * 3)) px; wall time, one session)
+                """
+        } catch {
+            return header + "\n  failed: \(error)"
+        }
+    }
 }

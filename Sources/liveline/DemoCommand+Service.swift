@@ -205,6 +205,7 @@ extension DemoCommand {
             var head = "device   \(phone.id) Lock Screen: \(a["state"]?.stringValue ?? "?"), \(a["updates"]?.jsonString ?? "0") updates"
             if let dropped = a["dropped"]?.numberValue, dropped > 0 { head += ", \(JSONValue.javaScriptNumber(dropped)) dropped" }
             Console.out(head)
+            if phone.id == phones[0].id { await DemoPreviews.shared.capture(a) }
             guard let attributes = try? (a["attributes"] ?? .null).decode(FlightAttributes.self),
                   let state = try? (a["contentState"] ?? .null).decode(FlightAttributes.ContentState.self) else { continue }
             let template = FlightTemplate()

@@ -43,6 +43,7 @@ struct Liveline {
             CommandEntry(group: "ui", abstract: "Encode, decode and measure server-driven UI (Voltra payload v1).",
                          children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
                                     CommandEntry(UIPreviewCommand.self)]),
+            CommandEntry(PreviewCommand.self),
             CommandEntry(SimulatorCommand.self),
             CommandEntry(ServeCommand.self),
             CommandEntry(group: "bench", abstract: "Run a benchmark and print ratios against a reference.", children: [

@@ -111,5 +111,8 @@ struct ServeCommandTests {
         #expect(out.contains("iphone-12 Lock Screen: ended"))
         #expect(out.contains("12 sent"))
         #expect(!out.contains("BEGIN PRIVATE KEY") && !out.contains("eyJ"))
+        // A Lock Screen PNG per step (headless Chromium), in the folder the demo prints.
+        let pngs = out.split(separator: "\n").filter { $0.hasPrefix("preview  /") && $0.hasSuffix("-lock-screen.png") }.map { String($0.dropFirst(9)) }
+        #expect(pngs.count == 6 && pngs.allSatisfy { FileManager.default.contents(atPath: $0)?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true }, "\(out)")
     }
 }

@@ -398,7 +398,7 @@ struct UICommandTests {
 
     @Test("bench ui prints compact/compatible ratios for the flight tracker and the spec examples")
     func bench() async throws {
-        let result = try await CLI.run(["bench", "ui", "--seconds", "0.05"])
+        let result = try await CLI.run(["bench", "ui", "--seconds", "0.05", "--pngs", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map(String.init)
         for name in ["flight: scheduled", "flight: delayed", "flight: boarding", "spec: hello", "spec: ride"] {
@@ -420,7 +420,7 @@ struct UICommandTests {
 
     @Test("bench ui prints the fan-out table: layouts/s and bytes vs compatible per brotli setting")
     func benchFanOut() async throws {
-        let result = try await CLI.run(["bench", "ui", "--seconds", "0.02"])
+        let result = try await CLI.run(["bench", "ui", "--seconds", "0.02", "--pngs", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map(String.init)
         #expect(rows.contains { $0.hasPrefix("fan-out: 48 per-user flight-tracker layouts") })

@@ -1,0 +1,24 @@
+#ifndef LIVELINE_CCURL_SHIM_H
+#define LIVELINE_CCURL_SHIM_H
+#include <curl/curl.h>
+
+// curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed
+// wrapper per kind of value Liveline passes.
+typedef size_t (*liveline_curl_write_callback)(char *data, size_t size, size_t count, void *context);
+
+static inline CURLcode liveline_curl_set_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode liveline_curl_set_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode liveline_curl_set_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode liveline_curl_set_write_function(CURL *handle, liveline_curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+static inline CURLcode liveline_curl_response_code(CURL *handle, long *code) {
+    return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
+}
+#endif

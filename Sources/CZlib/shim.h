@@ -1,0 +1,4 @@
+#ifndef LIVELINE_CZLIB_SHIM_H
+#define LIVELINE_CZLIB_SHIM_H
+#include <zlib.h>
+#endif
