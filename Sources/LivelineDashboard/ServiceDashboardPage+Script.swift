@@ -99,7 +99,7 @@ extension ServiceDashboardPage {
       if (first) main.append(node); else main.prepend(node);
       cards.set(a.activityID, node);
       document.getElementById("empty").hidden = cards.size > 0;
-      document.getElementById("activity-count").textContent = String(cards.size);
+      document.getElementById("activity-count").textContent = cards.size === 1 ? "1 activity" : `${cards.size} activities`;
       applyFilter();
     }
 

@@ -14,7 +14,7 @@ enum ServiceDashboardPage {
     <a class="skip" href="#activities">Skip to the activities</a>
     <header>
       <h1>Liveline service</h1>
-      <p><span id="connection" role="status">connecting…</span> · <span id="activity-count">0</span> activities
+      <p><span id="connection" role="status">connecting…</span> · <span id="activity-count">0 activities</span>
         <span id="simulator" hidden> · sending to a simulator: <a id="simulator-link" href="#">its dashboard</a></span></p>
       <label>Show activities whose id contains <input id="filter" type="search" maxlength="200" autocomplete="off"></label>
       <p id="message" role="alert" aria-live="assertive"></p>
@@ -35,7 +35,7 @@ enum ServiceDashboardPage {
     h1 { font-size: 20px; margin: 0 0 4px; }
     h2 { font-size: 16px; margin: 0; }
     h3 { font-size: 13px; margin: 10px 0 4px; text-transform: uppercase; letter-spacing: .04em; opacity: .75; }
-    input { font: inherit; }
+    input { font: inherit; margin-left: 6px; }
     .skip { position: absolute; left: -9999px; }
     .skip:focus { left: 16px; top: 8px; z-index: 2; background: Canvas; padding: 4px 8px; }
     :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
