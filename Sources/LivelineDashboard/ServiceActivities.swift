@@ -85,7 +85,7 @@ final class ServiceActivities: Sendable {
                 // "kind" goes last: a reader of the raw stream knows the message is whole when it sees it.
                 data = ["activity": overview, "kind": "activity"]
             } catch {
-                data = ["activityID": .string(id), "error": .string("cannot read the activity: \(error)"), "kind": "error"]
+                data = ["activityID": .string(id), "error": .string("cannot read the activity: \(error)"), "kind": "read-error"]
             }
             hub.send(event: data["kind"]?.stringValue ?? "activity", data: data.jsonString)
         }

@@ -122,9 +122,7 @@ extension ServiceDashboardPage {
       events.addEventListener("open", () => { status.textContent = "live"; });
       events.addEventListener("error", () => { status.textContent = "reconnecting…"; });
       events.addEventListener("activity", e => show(JSON.parse(e.data).activity, false));
-      events.addEventListener("error", e => {
-        if (e.data) document.getElementById("message").textContent = JSON.parse(e.data).error;
-      });
+      events.addEventListener("read-error", e => { document.getElementById("message").textContent = JSON.parse(e.data).error; });
     }
 
     document.getElementById("filter").addEventListener("input", applyFilter);

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineDashboard
 import LivelineHTTPServer
+import LivelineSimulator
 import LivelineTesting
 import Testing
 
@@ -82,6 +83,29 @@ struct ServiceDashboardTests {
             #expect(sent.contains(#""event":"update""#))
             #expect(!sent.contains(token), "the event stream holds a full token")
             #expect(f.dashboard.listeners == 1)
+        }
+    }
+
+    @Test("a transient refusal shows as retrying with APNs' reason and the next attempt, then the retry is sent")
+    func retrying() async throws {
+        try await ServiceDashboardFixture.with { f in
+            let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
+            defer { curl.send(SIGTERM) }
+            _ = try await Self.output(containing: "retry: 1000", from: curl)
+            let token = try #require(try f.startFlight().pushToken)
+            f.simulator.inject(FaultRule(.respond(.tooManyRequests), scope: .token(token), limit: 1))
+            try await f.register(device: "phone-1", token: token, activityID: "flight-3")
+            try await f.update("flight-3", gate: "E1")
+            let text = try await Self.output(containing: #""state":"retrying""#, from: curl)
+            let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains(#""state":"retrying""#) })
+            let delivery = try #require(try JSONValue.parse(String(line.dropFirst(6)))["activity"]?["deliveries"]?.arrayValue?.first)
+            #expect(delivery["reason"] == "TooManyRequests")
+            #expect(delivery["status"] == 429)
+            #expect(delivery["nextAttemptAt"]?.stringValue?.isEmpty == false)
+            try await f.waitFinal("flight-3")
+            let after = try await f.page("/api/activities/flight-3")
+            #expect(after.json["deliveries"]?.arrayValue?.first?["state"] == "sent")
+            #expect(after.json["deliveries"]?.arrayValue?.first?["attempts"] == 2)
         }
     }
 
