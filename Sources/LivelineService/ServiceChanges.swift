@@ -38,9 +38,10 @@ final class ServiceChanges: Sendable {
         for subscriber in subscribers { subscriber.yield(change) }
     }
 
-    /// Rows of these activities were claimed or their verdicts recorded.
+    /// Rows of these activities were claimed or their verdicts recorded. Without a subscriber the
+    /// outbox's hot path pays one lock, not a set of its rows' activities.
     func outboxChanged(_ rows: [DeliveryRecord]) {
-        if rows.isEmpty { return }
+        if rows.isEmpty || state.withLock({ $0.subscribers.isEmpty }) { return }
         publish(.activities(Set(rows.map(\.activityID))))
     }
 
