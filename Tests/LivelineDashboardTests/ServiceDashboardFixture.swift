@@ -16,7 +16,8 @@ struct ServiceDashboardFixture: Sendable {
     let admin: String
     let keyPEM: String
 
-    static func with<R: Sendable>(_ body: (ServiceDashboardFixture) async throws -> R) async throws -> R {
+    /// - Parameter retryBase: the service's first retry delay.
+    static func with<R: Sendable>(retryBase: Duration = .seconds(1), _ body: (ServiceDashboardFixture) async throws -> R) async throws -> R {
         let directory = NSTemporaryDirectory() + "liveline-service-dashboard-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let generated = try SimulatorSetup.generated(in: directory)
@@ -32,6 +33,7 @@ struct ServiceDashboardFixture: Sendable {
         configuration.database = directory + "/liveline.db"
         configuration.apnsHost = "127.0.0.1:\(apns.port)"
         configuration.caFile = apns.caFile
+        configuration.retryBase = retryBase
         let server = try ServiceServer.start(configuration) { _ in }
         let dashboard: ServiceDashboard
         do {

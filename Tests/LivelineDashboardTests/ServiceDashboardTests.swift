@@ -88,7 +88,8 @@ struct ServiceDashboardTests {
 
     @Test("a transient refusal shows as retrying with APNs' reason and the next attempt, then the retry is sent")
     func retrying() async throws {
-        try await ServiceDashboardFixture.with { f in
+        // The retry waits 2.4 s at least: time for the page's refresh that shows the retrying row on a loaded machine.
+        try await ServiceDashboardFixture.with(retryBase: .seconds(3)) { f in
             let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
             defer { curl.send(SIGTERM) }
             _ = try await Self.output(containing: "retry: 1000", from: curl)
