@@ -15,9 +15,10 @@ import PackageDescription
 //   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
 //     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
 //   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
-//   LivelineSimulator, LivelinePreview, LivelineHTTPServer ← LivelineDashboard (the live page of the simulated iPhones)
 //   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
 //     ← LivelineService (the API, fan-out, the outbox workers)
+//   LivelineSimulator, LivelinePreview, LivelineHTTPServer, LivelineService
+//     ← LivelineDashboard (the live pages of the simulated iPhones and of the service's activities)
 //   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
 //   LivelineBrowser (headless Chromium through chromedriver over WebDriver; PNG decoding: libcurl, zlib)
 //   everything ← liveline (the command-line tool)
@@ -72,7 +73,7 @@ let package = Package(
         .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
-        .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer"]),
+        .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineService"]),
         .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
@@ -88,7 +89,7 @@ let package = Package(
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
-        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting"]),
+        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),

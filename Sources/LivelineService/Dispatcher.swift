@@ -12,6 +12,8 @@ final class Dispatcher: Sendable {
     private let clients: ClientRegistry
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
+    /// Told when rows are claimed and when their verdicts are recorded (ServiceChanges.swift).
+    let changes = ServiceChanges()
     private struct State {
         var stopping = false
         /// The pipelines waiting for work, each with its own continuation.
@@ -84,7 +86,9 @@ final class Dispatcher: Sendable {
                 await idle(until: min(next ?? .distantFuture, Date().addingTimeInterval(1)), seen: seen)
                 continue
             }
+            changes.outboxChanged(rows)
             await deliver(rows)
+            changes.outboxChanged(rows)
         }
     }
 

@@ -288,23 +288,8 @@ extension Service {
         let activityID = c.param("activityID")
         let limit = Int(c.request.queryValue("limit") ?? "") ?? 100
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
-        guard let a = try tx.activity(activityID) else { throw APIError.notFound("activity \(activityID) is not known") }
-        let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
-        let tokenCount = try tx.activityTokenCount(activityID: activityID)
-        let rows = try tx.deliveries(activityID: activityID, limit: limit)
-        let counts = try tx.deliveryCounts(activityID: activityID)
-        var o: JSONObject = [
-            "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
-            "startedAt": .string(ISODate.string(a.startedAt)),
-            "tokenCount": .number(Double(tokenCount)),
-            "tokens": .array(tokens.map { ["deviceID": .string($0.deviceID), "token": .string(Self.prefix($0.token)), "registeredAt": .string(ISODate.string($0.registeredAt))] }),
-            "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
-            "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),
-            "deliveries": .array(rows.map(Self.json)),
-        ]
-        if let ch = a.channelID { o["channelID"] = .string(ch) }
-        if let e = a.endedAt { o["endedAt"] = .string(ISODate.string(e)) }
-        return Answer(200, .object(o))
+        guard let overview = try Self.overview(activityID, limit: limit, tx) else { throw APIError.notFound("activity \(activityID) is not known") }
+        return Answer(200, overview)
     }
 
     static func json(_ r: DeliveryRecord) -> JSONValue {

@@ -133,6 +133,7 @@ public final class Service: Sendable {
         }
         let context = RequestContext(request: request, params: params, key: key, now: Date(), idempotency: idempotency)
         let answer = try await route.handler(self, context)
+        dispatcher.changes.answered(route, params, status: answer.status)
         if let text = answer.text { return .text(answer.status, text, contentType: "text/plain; version=0.0.4; charset=utf-8") }
         return .json(answer.status, Self.bytes(answer.json))
     }

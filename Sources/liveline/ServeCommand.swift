@@ -1,4 +1,5 @@
 import Foundation
+import LivelineDashboard
 import LivelineService
 import LivelineStore
 
@@ -15,6 +16,9 @@ enum ServeCommand: LivelineCommand {
             .init(name: "apns-host", valueName: "HOST:PORT", help: "Send every app's pushes here (a simulator) instead of Apple's hosts."),
             .init(name: "ca-file", valueName: "FILE", help: "CA certificates that sign --apns-host's certificate (verification stays on)."),
             .init(name: "webhook-url", valueName: "URL", help: "Where interactions are delivered (POST, signed with --webhook-secret)."),
+            .init(name: "dashboard", valueName: nil, help: "Also serve a live page of the activities, their tokens (as prefixes) and each delivery's state on loopback; prints its URL."),
+            .init(name: "dashboard-port", valueName: "N", help: "The page's port on 127.0.0.1; 0 picks a free one (default 2199)."),
+            .init(name: "simulator-dashboard", valueName: "URL", help: "With --dashboard: the dashboard of the simulator the service sends to, linked from the page."),
         ],
         discussion: """
         Settings come from the configuration file, then LIVELINE_* environment variables
@@ -25,6 +29,11 @@ enum ServeCommand: LivelineCommand {
         'Authorization: Bearer <key>'. SIGINT or SIGTERM stops it cleanly: running requests answer,
         pushes on the wire are recorded, and anything not yet sent stays queued in the database.
         The API is described at /openapi.json; /healthz and /metrics need no key.
+
+        --dashboard serves a read-only page (docs/dashboard.md, "The service's page") that follows each
+        logical activity the service changes while it runs: sends accepted, tokens registered or
+        deleted, verdicts recorded, pushed to the page as server-sent events. It needs no key, so it
+        listens on 127.0.0.1 only; it shows no key and tokens only as 8-character prefixes.
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -45,6 +54,7 @@ enum ServeCommand: LivelineCommand {
         if configuration.caFile != nil && configuration.apnsHost == nil {
             throw UsageError(message: "'--ca-file' goes with '--apns-host' (Apple's hosts are verified with the system's CAs)", helpPath: spec.path)
         }
+        let dashboardOptions = try dashboardOptions(arguments)
         let server: ServiceServer
         do {
             server = try ServiceServer.start(configuration) { Console.err($0) }
@@ -58,6 +68,18 @@ enum ServeCommand: LivelineCommand {
             text += "Database: \(absolute(configuration.database)) (SQLite, WAL)\n"
         }
         text += "APNs: \(configuration.apnsHost.map { "\($0) (CA file \(configuration.caFile ?? "system"))" } ?? "Apple's hosts, per app environment")\n"
+        var dashboard: ServiceDashboard?
+        if let options = dashboardOptions {
+            do {
+                dashboard = try ServiceDashboard.start(service: server.service, port: options.port, simulatorDashboard: options.simulator)
+            } catch {
+                await server.stop()
+                throw CLIError(message: "cannot start the dashboard: \(error.message)")
+            }
+        }
+        if let dashboard {
+            text += "Dashboard: \(dashboard.url)\n"
+        }
         if let key = server.firstAdminKey {
             text += "Admin key (shown once, keep it): \(key)\n"
         }
@@ -66,9 +88,31 @@ enum ServeCommand: LivelineCommand {
         Console.out(text)
         await SimulatorCommand.waitForTermination()
         Console.err("stopping: finishing requests and pushes in flight")
+        await dashboard?.stop()
         await server.stop()
         Console.err("service stopped")
         return 0
+    }
+
+    /// `--dashboard` and its options; nil without it (its options alone are a usage error).
+    static func dashboardOptions(_ arguments: Arguments) throws(UsageError) -> (port: Int, simulator: URL?)? {
+        guard arguments.flag("dashboard") else {
+            for name in ["dashboard-port", "simulator-dashboard"] where arguments.value(name) != nil {
+                throw arguments.usageError("'--\(name)' needs '--dashboard'")
+            }
+            return nil
+        }
+        let port = try arguments.int("dashboard-port") ?? 2199
+        guard (0...65535).contains(port) else { throw arguments.usageError("'--dashboard-port' must be 0 to 65535, got \(port)") }
+        var simulator: URL?
+        if let text = arguments.value("simulator-dashboard") {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host, !host.isEmpty else {
+                throw arguments.usageError("'--simulator-dashboard' must be an http:// or https:// URL, got '\(text.prefix(200))'")
+            }
+            simulator = url
+        }
+        return (port, simulator)
     }
 
     static func absolute(_ path: String) -> String {

@@ -1,0 +1,76 @@
+import Foundation
+import LivelineCore
+import LivelineHTTPServer
+import LivelineService
+import Synchronization
+
+/// The live page of a service's logical activities (`liveline serve --dashboard`): each activity
+/// with its update tokens (8-character prefixes) and each delivery's state, pushed to the page over
+/// server-sent events when the service's outbox or registry changes (docs/dashboard.md, "The
+/// service's page"). Read-only; it needs no API key, so it listens on loopback only.
+///
+/// ```swift
+/// let server = try ServiceServer.start(configuration) { print($0) }
+/// let dashboard = try ServiceDashboard.start(service: server.service)
+/// print(dashboard.url)
+/// ```
+public final class ServiceDashboard: Sendable {
+    /// The page's address, `http://127.0.0.1:PORT/`.
+    public var url: String { server.url + "/" }
+    /// The port.
+    public var port: Int { server.port }
+
+    private let server: HTTPServer
+    private let hub: EventHub
+    private let feedTask: Task<Void, Never>
+
+    private init(server: HTTPServer, hub: EventHub, feedTask: Task<Void, Never>) {
+        self.server = server
+        self.hub = hub
+        self.feedTask = feedTask
+    }
+
+    /// Starts serving the page of `service`'s activities.
+    /// - Parameters:
+    ///   - host: a loopback address (`127.0.0.1`, `::1`).
+    ///   - port: 0 picks a free one.
+    ///   - simulatorDashboard: the simulator's dashboard the service sends to, shown as a link.
+    ///   - heartbeat: how often an idle event stream gets a comment line (closed pages are noticed then).
+    /// - Throws: `HTTPServerError` when the address cannot be bound or is not loopback.
+    public static func start(service: Service, host: String = "127.0.0.1", port: Int = 0, simulatorDashboard: URL? = nil,
+                             heartbeat: Duration = .seconds(10)) throws(HTTPServerError) -> ServiceDashboard {
+        guard host == "::1" || host.hasPrefix("127.") else {
+            throw HTTPServerError(message: "the service's dashboard listens on loopback only (it shows activities without an API key); got host \(host)")
+        }
+        let activities = ServiceActivities(service: service)
+        let hub = EventHub(heartbeat: heartbeat)
+        let changes = service.changes()
+        let feedTask = Task.detached {
+            for await change in changes { activities.publish(change, to: hub) }
+        }
+        var configuration = HTTPServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.connectionTimeout = .zero
+        let routes = ServiceDashboardRoutes(activities: activities, hub: hub, simulatorDashboard: simulatorDashboard)
+        let server: HTTPServer
+        do {
+            server = try HTTPServer.start(configuration) { request in routes.respond(request) }
+        } catch {
+            feedTask.cancel()
+            hub.close()
+            throw error
+        }
+        return ServiceDashboard(server: server, hub: hub, feedTask: feedTask)
+    }
+
+    /// Pages listening for events now.
+    public var listeners: Int { hub.listeners }
+
+    /// Ends the event streams and stops serving.
+    public func stop() async {
+        feedTask.cancel()
+        hub.close()
+        await server.stop(grace: .seconds(2))
+    }
+}

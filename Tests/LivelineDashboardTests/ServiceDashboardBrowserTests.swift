@@ -1,0 +1,18 @@
+import Foundation
+import LivelineTesting
+import Testing
+
+@Suite("The service's dashboard in a real browser (headless Chromium through chromedriver and python3-selenium)")
+struct ServiceDashboardBrowserTests {
+    @Test("liveline serve --dashboard against a liveline simulator: a start and an update become sent in the DOM, a screenshot is not blank")
+    func serviceDashboardInChromium() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Browser/service_dashboard_test.py").path
+        let liveline = BuiltProduct.path("liveline")
+        try #require(FileManager.default.isExecutableFile(atPath: liveline), "build liveline first (swift build --build-tests builds it): \(liveline)")
+        // Debian's python3 (it has python3-selenium), not whatever python3 is first on PATH.
+        let result = try await ProcessRunner.run("/usr/bin/python3", [script, liveline])
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stdoutText.contains("service dashboard browser test passed"), "\(result.stdoutText)\(result.stderrText)")
+    }
+}
