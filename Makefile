@@ -3,6 +3,9 @@ SWIFT ?= swift
 BIN := .build/debug/liveline
 # A test run still going after this many seconds is stopped, printing where each thread was.
 TEST_DEADLINE ?= 900
+# The suites that drive headless browsers run after the rest, one test at a time: each starts
+# Chromium or Firefox, and beside the timing-sensitive network tests on 2 cores they starve them.
+BROWSER_TESTS := HeadlessBrowserTests|DashboardBrowserTests|ServiceDashboardBrowserTests|BrowserLayoutTests|PreviewCommandTests|PreviewBenchTests
 
 .PHONY: demo test build deps clean fuzz
 
@@ -14,7 +17,8 @@ demo: ## Run the flight-tracker story end to end
 test: ## Build and run every test (the store's PostgreSQL half on a throw-away server)
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
-	@scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build
+	@scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --skip '$(BROWSER_TESTS)'
+	@scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --no-parallel --filter '$(BROWSER_TESTS)'
 	@if command -v node >/dev/null 2>&1; then node --test clients/react-native/test/client.test.js; else echo "node not found: clients/react-native not tested"; fi
 
 # libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.

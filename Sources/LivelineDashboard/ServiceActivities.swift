@@ -3,8 +3,8 @@ import LivelineCore
 import LivelineService
 import Synchronization
 
-/// The activities the service's page shows: each one the service changed since the page started
-/// (or that was asked for by id), most recently changed first. Changes are coalesced: the page
+/// The activities the service's page shows: the most recently started ones when the page starts,
+/// then each one the service changes (or that is asked for by id), most recently changed first. Changes are coalesced: the page
 /// gets at most one refresh of an activity every `coalescing`, however fast a fan-out records verdicts.
 final class ServiceActivities: Sendable {
     /// Activities kept on the page.
@@ -24,8 +24,10 @@ final class ServiceActivities: Sendable {
     /// Counts reads; held across each read, so a higher revision is never older (the page keeps the newest).
     private let revision = Mutex(0)
 
-    init(service: Service) {
+    init(service: Service) throws {
         self.service = service
+        let recent = try service.recentActivityIDs(limit: Self.limit)
+        state.withLock { $0.known = recent }
     }
 
     /// Every known activity's overview, most recently changed first.

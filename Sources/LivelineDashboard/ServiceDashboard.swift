@@ -42,7 +42,10 @@ public final class ServiceDashboard: Sendable {
         guard host == "::1" || host.hasPrefix("127.") else {
             throw HTTPServerError(message: "the service's dashboard listens on loopback only (it shows activities without an API key); got host \(host)")
         }
-        let activities = ServiceActivities(service: service)
+        let activities: ServiceActivities
+        do { activities = try ServiceActivities(service: service) } catch {
+            throw HTTPServerError(message: "the service's dashboard cannot read the service's activities: \(error)")
+        }
         let hub = EventHub(heartbeat: heartbeat)
         let changes = service.changes()
         let feedTask = Task.detached {

@@ -19,10 +19,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionTimeout: Duration = .seconds(30)
     /// Memory for one connection's request line, headers and I/O buffers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); larger headers are answered with 431 by
-    /// libmicrohttpd. At least 4096. 16 KiB, as Node's HTTP server allows: libmicrohttpd
-    /// zeroes the whole pool after every request, so a larger pool costs every request
-    /// (at 32 KiB, about a tenth of a `/healthz`'s CPU on this project's bench machine).
-    public var maxHeaderBytes: Int = 16 * 1024
+    /// libmicrohttpd. At least 4096. libmicrohttpd zeroes the whole pool after every request
+    /// (at 32 KiB about a tenth of a `/healthz`'s CPU on this project's bench machine), but a
+    /// 16 KiB pool was measured to drop requests: with the read and write buffers in the same
+    /// pool, a 12 KiB header or a chunked body arriving in pieces left it no room.
+    public var maxHeaderBytes: Int = 32 * 1024
 
     /// The defaults: loopback, a free port, 1 MiB bodies, two threads.
     public init() {}

@@ -11,6 +11,11 @@ extension Service {
         dispatcher.changes.subscribe()
     }
 
+    /// The ids of the `limit` most recently started activities, newest first.
+    public func recentActivityIDs(limit: Int) throws -> [String] {
+        try store.write { tx in try tx.recentActivityIDs(limit: limit) }
+    }
+
     /// A logical activity as the service knows it, or nil when it does not: its update tokens
     /// (8-character prefixes), delivery counts by state, and its newest `limit` deliveries (newest
     /// first), each with its state, attempts, apns-id, reason, next attempt and whether it was displayed.

@@ -231,6 +231,10 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
         }
     }
 
+    func recentActivityIDs(limit: Int) throws -> [String] {
+        try db.query("SELECT activity_id FROM activities ORDER BY started_at DESC, activity_id LIMIT $1", [.integer(Int64(limit))]).compactMap { $0.string("activity_id") }
+    }
+
     // MARK: Sends and the outbox
 
     /// Also takes a transaction-scoped advisory lock on the activity: two instances sending to the

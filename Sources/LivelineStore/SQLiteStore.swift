@@ -283,6 +283,10 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
         }
     }
 
+    func recentActivityIDs(limit: Int) throws -> [String] {
+        try db.query("SELECT activity_id FROM activities ORDER BY started_at DESC, activity_id LIMIT ?", [.integer(Int64(limit))]).compactMap { $0.string("activity_id") }
+    }
+
     // MARK: Sends and the outbox
 
     func insertSend(_ send: SendRecord, deliveries: [NewDelivery], now: Date) throws -> (id: Int64, superseded: Int) {

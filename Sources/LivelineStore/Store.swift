@@ -85,6 +85,8 @@ public protocol StoreTransaction {
     // MARK: Activities
     func upsertActivity(_ activity: ActivityRecord) throws
     func activity(_ activityID: String) throws -> ActivityRecord?
+    /// The ids of the `limit` most recently started activities, newest first.
+    func recentActivityIDs(limit: Int) throws -> [String]
 
     // MARK: Sends and the outbox
     /// Stores a send and one outbox row per delivery. For an update, a row still waiting for the

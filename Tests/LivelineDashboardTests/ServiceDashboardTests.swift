@@ -48,6 +48,21 @@ struct ServiceDashboardTests {
         }
     }
 
+    @Test("a page started later lists the activities already in the database, newest first, before anything changes")
+    func existingActivitiesListed() async throws {
+        try await ServiceDashboardFixture.with { f in
+            let flight = try f.startFlight()
+            try await f.register(device: "phone-1", token: try #require(flight.pushToken), activityID: "flight-1")
+            try await f.register(device: "phone-1", token: String(repeating: "cd", count: 32), activityID: "flight-2")
+            let later = try ServiceDashboard.start(service: f.server.service)
+            defer { Task { await later.stop() } }
+            let output = try await ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "60", later.url + "api/activities"])
+            let listed = (try JSONValue.parse(output.stdoutText))["activities"]?.arrayValue?.compactMap { $0["activityID"]?.stringValue }
+            #expect(Set(listed ?? []) == ["flight-1", "flight-2"], "\(output.stdoutText)")
+            await later.stop()
+        }
+    }
+
     @Test("read-only and loopback-only: unknown activity 404, POST 405, a foreign Host 421, a non-loopback address refused")
     func refusals() async throws {
         try await ServiceDashboardFixture.with { f in

@@ -270,6 +270,13 @@ enum StoreContract {
         try store.write { try $0.upsertActivity(activity) }
         #expect(try store.write { try $0.activity("a1") } == activity)
         #expect(try store.write { try $0.activity("a2") } == nil)
+        try store.write { tx in
+            try tx.upsertActivity(ActivityRecord(activityID: "a3", bundleID: "com.example.flights", attributesType: "FlightAttributes", channelID: nil, startedAt: t0.addingTimeInterval(10)))
+            try tx.upsertActivity(ActivityRecord(activityID: "a4", bundleID: "com.example.flights", attributesType: "FlightAttributes", channelID: nil, startedAt: t0.addingTimeInterval(5)))
+        }
+        // Newest first; at most `limit`.
+        #expect(try store.write { try $0.recentActivityIDs(limit: 2) } == ["a3", "a4"])
+        #expect(try store.write { try $0.recentActivityIDs(limit: 10) } == ["a3", "a4", "a1"])
 
         try store.write { tx in
             try tx.insertChannel(ChannelRecord(channelID: "ch-2", bundleID: "com.example.flights", storagePolicy: 1, createdAt: t0.addingTimeInterval(1)))
