@@ -19,7 +19,7 @@ struct BackendEndToEndTests {
     static let bundle = "com.example.flights"
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("start by push-to-start to user ana, gate, delay, boarding, end: the phone shows each, the service records each as sent")
+    @Test("start by push-to-start to user ana, gate, delay, boarding, end: the service records each, the phone shows the last")
     func flightDay() async throws {
         let directory = NSTemporaryDirectory() + "liveline-example-e2e-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -79,7 +79,14 @@ struct BackendEndToEndTests {
         let settled = try await Self.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin).json
         let deliveries = settled["deliveries"]?.arrayValue ?? []
         #expect(deliveries.map { $0["event"]?.stringValue ?? "?" }.sorted() == ["end", "start", "update", "update", "update"], "\(deliveries)")
-        #expect(deliveries.allSatisfy { $0["state"]?.stringValue == "sent" }, "\(deliveries)")
+        // The start and the end are sent. Of the updates, the newest is sent; an older one still
+        // queued when a newer one came is superseded (only the newest content matters on a Lock
+        // Screen), which happens when the machine is slow and the script is not.
+        func states(_ event: String) -> [String] { deliveries.filter { $0["event"]?.stringValue == event }.map { $0["state"]?.stringValue ?? "?" } }
+        #expect(states("start") == ["sent"] && states("end") == ["sent"], "\(deliveries)")
+        let updates = states("update")  // newest first
+        #expect(updates.first == "sent", "\(deliveries)")
+        #expect(updates.allSatisfy { $0 == "sent" || $0 == "superseded" }, "\(deliveries)")
 
         // The phone: one activity for the logical id, ended, showing the departed state the script sent last.
         let activities = simulator.activities().filter { $0.deviceID == "ana-iphone" }
@@ -92,7 +99,7 @@ struct BackendEndToEndTests {
         #expect(shown.status == .departed)
         #expect(shown.gate == FlightActivityAttributes.story(departure: departureDate).last?.state.gate)
         #expect(activity.state == .ended, "\(activity.state)")
-        #expect(activity.updateCount == 3, "gate, delay and boarding; the end is not an update")
+        #expect(activity.updateCount == updates.filter { $0 == "sent" }.count, "each update sent reached the phone; the end is not an update")
 
         // The app sees the activity ended and takes its token off the service.
         let afterEnd = await app.look(simulator)
