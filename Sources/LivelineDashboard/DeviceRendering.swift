@@ -32,7 +32,7 @@ enum DeviceRendering {
         } catch {
             var rows = ""
             for member in activity.contentState.objectValue ?? [:] {
-                rows += "<div><b>\(HTML.escape(member.key))</b> \(HTML.escape(member.value.stringValue ?? member.value.jsonString))</div>"
+                rows += "<div><b>\(HTMLText.escape(member.key))</b> \(HTMLText.escape(member.value.stringValue ?? member.value.jsonString))</div>"
             }
             return RenderedActivity(fragments: ["lock-screen": "<div class=\"plain\">\(rows)</div>"], warnings: ["\(error)"])
         }

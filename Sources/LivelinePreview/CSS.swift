@@ -7,21 +7,7 @@ import LivelineCore
 /// inject no markup, script or request.
 enum CSS {
     /// `text` with `& < > " '` escaped, for element content and quoted attributes.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A CSS value from a payload string, or nil when it could break out of the declaration or load anything.
     static func safe(_ text: String) -> String? {
@@ -54,5 +40,25 @@ enum CSS {
         var seen = Set<String>()
         let unique = declarations.filter { seen.insert($0).inserted }
         return unique.isEmpty ? "" : " style=\"\(escape(unique.joined(separator: ";")))\""
+    }
+}
+
+/// Text for HTML that other pages drawing previews write around them (the dashboard's).
+public enum HTMLText {
+    /// `text` with `& < > " '` escaped, for element content and quoted attributes.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
     }
 }

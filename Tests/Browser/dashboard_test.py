@@ -40,6 +40,16 @@ for tool in (CHROMIUM, CHROMEDRIVER):
         fail(f"{tool} is missing; run scripts/install-deps.sh test (chromium, chromium-driver)", 2)
 
 
+def chromium():
+    """Headless Chromium through chromedriver, 1400x1000, and a 90-second waiter on it."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    return driver, WebDriverWait(driver, 90, ignored_exceptions=[StaleElementReferenceException])
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: dashboard_test.py PATH/TO/liveline")
@@ -59,12 +69,7 @@ def main():
         def api(path, body=None):
             return dashboard_api(dashboard, path, body)
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-        waiter = WebDriverWait(driver, 90, ignored_exceptions=[StaleElementReferenceException])
+        driver, waiter = chromium()
 
         def wait(condition, what):
             try:

@@ -21,13 +21,10 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The simulator dashboard's test checks the browser tools on import and has the PNG reader.
-from dashboard_test import CHROMEDRIVER, CHROMIUM, png_is_not_blank  # noqa: E402
-from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+from dashboard_test import chromium, png_is_not_blank  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 BUNDLE = "com.example.liveline"
 
@@ -101,12 +98,7 @@ def main():
         api("PUT", "/v1/devices/phone-1", {"bundleID": BUNDLE, "iosVersion": "18.2"})
         api("PUT", "/v1/devices/phone-1/push-to-start/FlightAttributes", {"token": start_token})
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-        waiter = WebDriverWait(driver, 90, ignored_exceptions=[StaleElementReferenceException])
+        driver, waiter = chromium()
 
         def wait(condition, what):
             try:
