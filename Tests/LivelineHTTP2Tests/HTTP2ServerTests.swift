@@ -140,7 +140,9 @@ struct HTTP2ServerTests {
                 responder.respond(status: 200)
             }
         }
-        let connection = try await connect(server, pki)
+        // Requests queue behind a limit of 1, and the queueing counts against each one's deadline:
+        // generous, so a loaded machine does not turn a wait into a timeout.
+        let connection = try await connect(server, pki, requestTimeout: .seconds(120))
         #expect(connection.maxConcurrentStreams == 1)
         // Sequential first, so /3 is known to arrive while the limit is 1.
         for index in 1...3 {
@@ -185,7 +187,9 @@ struct HTTP2ServerTests {
                 responder.respond(status: 200)
             }
         }
-        let connection = try await connect(server, pki)
+        // Requests queue behind a limit of 1, and the queueing counts against each one's deadline:
+        // generous, so a loaded machine does not turn a wait into a timeout.
+        let connection = try await connect(server, pki, requestTimeout: .seconds(120))
         #expect(connection.maxConcurrentStreams == 50)
         #expect(try await connection.send(HTTP2Request(method: "POST", path: "/reject", body: [1])).status == 400)
         #expect(connection.maxConcurrentStreams == 1)
