@@ -20,7 +20,7 @@ enum ServiceDashboardPage {
       <p id="message" role="alert" aria-live="assertive"></p>
     </header>
     <main id="activities" tabindex="-1" aria-label="Logical activities">
-      <p id="empty">No activity has changed since the page started. Register a token or send an update, or open <code>/api/activities/ID</code>.</p>
+      <p id="empty">No activity yet. Register a token or send an update, or open <code>/api/activities/ID</code>.</p>
     </main>
     <script src="/dashboard.js"></script>
     </body>

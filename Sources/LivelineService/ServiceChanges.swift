@@ -33,15 +33,18 @@ final class ServiceChanges: Sendable {
         return stream
     }
 
-    func publish(_ change: ServiceChange) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+    /// Yields `change` to every subscriber. Without a subscriber it costs one lock: the change
+    /// (a set of activity ids) is not even built, so the outbox's and the API's hot paths pay nothing more.
+    func publish(_ change: @autoclosure () -> ServiceChange) {
+        let subscribers = state.withLock { $0.subscribers.isEmpty ? [] : Array($0.subscribers.values) }
+        guard !subscribers.isEmpty else { return }
+        let change = change()
         for subscriber in subscribers { subscriber.yield(change) }
     }
 
-    /// Rows of these activities were claimed or their verdicts recorded. Without a subscriber the
-    /// outbox's hot path pays one lock, not a set of its rows' activities.
+    /// Rows of these activities were claimed or their verdicts recorded.
     func outboxChanged(_ rows: [DeliveryRecord]) {
-        if rows.isEmpty || state.withLock({ $0.subscribers.isEmpty }) { return }
+        if rows.isEmpty { return }
         publish(.activities(Set(rows.map(\.activityID))))
     }
 
