@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "LivelineDashboard", targets: ["LivelineDashboard"]),
         .library(name: "LivelineBrowser", targets: ["LivelineBrowser"]),
         .executable(name: "liveline", targets: ["liveline"]),
+        .executable(name: "liveline-bench", targets: ["liveline-bench"]),
         .executable(name: "flight-tracker-backend", targets: ["flight-tracker-backend"]),
     ],
     targets: [
@@ -77,9 +78,13 @@ let package = Package(
         .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
+        // Both executables' command-line plumbing (specs, parsing, help, dispatch; Foundation only),
+        // and what they share beyond it (the service's JSON client, preview PNGs, the parent watch).
+        .target(name: "LivelineCommandLine"),
+        .target(name: "LivelineToolSupport", dependencies: ["LivelineCommandLine", "LivelineCore", "LivelinePreview", "LivelineBrowser", "LivelineTesting"]),
         .executableTarget(name: "liveline", dependencies: [
-            "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "CJemalloc", "LivelineDashboard", "LivelineBrowser",
+            "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
+            "LivelineTesting", "CJemalloc", "LivelineDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
@@ -115,8 +120,13 @@ let package = Package(
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
         .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"]),
-        // Benchmarks: executables printing ratios against reference tools in the same run.
-        .executableTarget(name: "HTTP2Bench", dependencies: ["LivelineHTTP2", "LivelineTesting"], path: "Benchmarks/HTTP2Bench"),
+        // The benchmarks (`liveline-bench client|simulator|ui|service|scale|faults|http2`): each prints
+        // ratios against a reference tool measured in the same run. Links jemalloc: the client's
+        // figure depends on it.
+        .executableTarget(name: "liveline-bench", dependencies: [
+            "LivelineCommandLine", "LivelineToolSupport", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2",
+            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "CJemalloc",
+        ], path: "Benchmarks/LivelineBench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCore
 
 /// `liveline broadcast`: sends a Live Activity update or end to a broadcast channel (iOS 18+).

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 
 /// `liveline channels create|get|delete|list`: manage broadcast channels (iOS 18+).
 enum ChannelsCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 
 /// Dates given on the command line: `now`, a relative offset (`+15m`, `-2h`, `+30s`, `+1d`), Unix
 /// seconds (`1764424800`) or ISO 8601 (`2026-11-29T14:00:00Z`).

@@ -1,7 +1,9 @@
 import Foundation
 import LivelineBrowser
+import LivelineCommandLine
 import LivelineCore
 import LivelinePreview
+import LivelineToolSupport
 import Synchronization
 
 /// The demo's pictures: after each step, the Lock Screen of what the first simulated iPhone holds

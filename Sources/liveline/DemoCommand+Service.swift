@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineCrypto
 import LivelineKit
@@ -6,6 +7,7 @@ import LivelineKitSimulator
 import LivelinePreview
 import LivelineSimulator
 import LivelineTesting
+import LivelineToolSupport
 import LivelineUI
 
 /// The flight tracker through the service: `liveline simulator` and `liveline serve` run as real
@@ -56,14 +58,14 @@ extension DemoCommand {
         let simulator = try RunningProcess.start(executable, ["simulator", "--config", configFile, "--port", "0", "--state-dir", directory + "/simulator"], keepStandardError: true)
         defer { simulator.send(SIGTERM) }
         let simOut = try await simulator.output(containing: "Ready.")
-        guard let simURL = line(after: "listening on ", in: simOut), let ca = line(after: "CA file: ", in: simOut),
+        guard let simURL = simOut.line(after: "listening on "), let ca = simOut.line(after: "CA file: "),
               let simPort = URLComponents(string: simURL)?.port else { throw CLIError(message: "the simulator did not say where it listens:\n\(simOut)") }
 
         let service = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", directory + "/liveline.db",
                                                             "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca], keepStandardError: true)
         defer { service.send(SIGTERM) }
         let serveOut = try await service.output(containing: "Ready.")
-        guard let serviceURL = line(after: "listening on ", in: serveOut), let adminKey = line(after: "keep it): ", in: serveOut) else {
+        guard let serviceURL = serveOut.line(after: "listening on "), let adminKey = serveOut.line(after: "keep it): ") else {
             throw CLIError(message: "the service did not say where it listens:\n\(serveOut)")
         }
         let inspection = SimulatorInspectionClient.Endpoint(host: "127.0.0.1", port: simPort, caFile: ca)
@@ -220,11 +222,6 @@ extension DemoCommand {
 
     static func fetchJSON(_ route: String, _ endpoint: SimulatorInspectionClient.Endpoint) async throws -> JSONValue {
         do { return try await SimulatorInspectionClient.fetch(route, from: endpoint) } catch { throw CLIError(message: "simulator \(route): \(error.message)") }
-    }
-
-    static func line(after marker: String, in text: String) -> String? {
-        guard let range = text.range(of: marker) else { return nil }
-        return String(text[range.upperBound...].prefix { $0 != "\n" }).trimmingCharacters(in: .whitespaces)
     }
 
     static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

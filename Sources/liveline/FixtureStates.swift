@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 
 /// The states `liveline fixtures` sends, as the API takes them (ISO 8601 dates): typical values,

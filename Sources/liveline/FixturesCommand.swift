@@ -1,7 +1,9 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineService
 import LivelineSimulator
+import LivelineToolSupport
 
 /// `liveline fixtures`: the attributes and content states of a type exactly as the service pushes
 /// them, and an XCTest file that decodes each with the app's own type.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCrypto
 
 /// `liveline jwt`: prints a fresh APNs provider token, for curl and other tools.

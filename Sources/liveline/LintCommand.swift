@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 
 /// `liveline lint FILE`: the errors and silent failures in a Live Activity push body.

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 
 /// `liveline payload start|update|end`: builds, validates and prints a Live Activity push body.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCore
 import LivelineCrypto
 

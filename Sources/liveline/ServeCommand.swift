@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineDashboard
 import LivelineService
 import LivelineStore

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineUI
 

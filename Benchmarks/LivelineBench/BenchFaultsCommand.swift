@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelinePostgres
 import LivelineService
@@ -6,13 +7,13 @@ import LivelineSimulator
 import LivelineStore
 import LivelineTesting
 
-/// `liveline bench faults`: the fault suite. Real `liveline serve` processes deliver a fan-out to the
+/// `liveline-bench faults`: the fault suite. Real `liveline serve` processes deliver a fan-out to the
 /// simulator under seeded APNs faults, under SIGKILL and restarts of instances sharing PostgreSQL,
 /// and while PostgreSQL is stopped; every row is then checked against the simulator's log. Each part
 /// prints its figures and `ok`, or what went wrong and exits 1. `make test` runs `--short`.
 enum BenchFaultsCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench faults", abstract: "The fault suite: APNs faults, SIGKILL of instances on PostgreSQL, PostgreSQL stopped; nothing lost.",
+        path: "liveline-bench faults", abstract: "The fault suite: APNs faults, SIGKILL of instances on PostgreSQL, PostgreSQL stopped; nothing lost.",
         usage: "[--short] [--pushes N] [--tokens N] [--goaway-every N] [--drop-every N] [--outage-seconds S] [--in-flight N] [--seed N] [--only apns|instances|outage]",
         options: [
             .init(name: "short", valueName: nil, help: "The form `make test` runs: 3000 pushes, 1500 tokens, fault periods scaled down, an outage of three 503s."),

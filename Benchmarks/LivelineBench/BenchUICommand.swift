@@ -1,12 +1,14 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelinePreview
+import LivelineToolSupport
 import LivelineUI
 
-/// `liveline bench ui`: flight-tracker render + compress rate, and compact versus compatible bytes.
+/// `liveline-bench ui`: flight-tracker render + compress rate, and compact versus compatible bytes.
 enum BenchUICommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench ui", abstract: "Benchmark UI encoding: renders per second and compact/compatible bytes.",
+        path: "liveline-bench ui", abstract: "Benchmark UI encoding: renders per second and compact/compatible bytes.",
         usage: "[--seconds <s>] [--pngs <n>]",
         options: [.init(name: "seconds", valueName: "s", help: "Time per throughput measurement (default 1)."),
                   .init(name: "pngs", valueName: "n", help: "Preview PNGs in the headless-Chromium batch (default 100; 0 skips it).")],

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineService
 import LivelineSimulator
@@ -82,12 +83,12 @@ final class FanOutRig: @unchecked Sendable {
         ]) { $1 }.merging(extra) { $1 }
     }
 
-    /// A `liveline serve` process (this binary), once it printed `Ready.`.
+    /// A `liveline serve` process (the `liveline` beside this one), once it printed `Ready.`.
     static func serve(_ environment: [String: String]) async throws -> Instance {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable = try BenchWorkspace.liveline()
         let process = try RunningProcess.start(executable, ["serve"], environment: environment, keepStandardError: true)
         let out = try await process.output(containing: "Ready.")
-        guard let url = DemoCommand.line(after: "listening on ", in: out) else {
+        guard let url = out.line(after: "listening on ") else {
             process.send(SIGKILL)
             throw CLIError(message: "serve did not print where it listens:\n\(out)")
         }

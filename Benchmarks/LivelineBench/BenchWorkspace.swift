@@ -1,8 +1,10 @@
 import Foundation
+import LivelineCommandLine
 import LivelineSimulator
 
 /// A benchmark's temporary directory, its CA and server certificate (the simulator's), and the
-/// reference servers and tools it runs: nginx, nghttpd, h2load. Shared by every `liveline bench`.
+/// reference servers and tools it runs: nginx, nghttpd, h2load, `liveline serve`. Shared by every
+/// `liveline-bench` command.
 struct BenchWorkspace {
     let directory: URL
     let certificates: SimulatorCertificates
@@ -18,6 +20,11 @@ struct BenchWorkspace {
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// The `liveline` executable beside this one, for the benchmarks that run `liveline serve`.
+    static func liveline() throws(CLIError) -> String {
+        try SiblingExecutable.path("liveline", neededBy: "liveline-bench")
+    }
 
     @discardableResult
     static func tool(_ path: String, _ arguments: [String]) throws -> String {
@@ -133,9 +140,8 @@ struct BenchWorkspace {
         }
     }
 
-    /// Runs h2load with one connection and returns its requests per second.
-    /// Runs h2load on one connection; with several `paths` it cycles through them in order
-    /// (`h2load -i`), as a bulk send cycles through device tokens.
+    /// Runs h2load on one connection and returns its requests per second; with several `paths` it
+    /// cycles through them in order (`h2load -i`), as a bulk send cycles through device tokens.
     func h2load(port: Int, paths: [String], headers: [(name: String, value: String)], body: [UInt8], count: Int, streams: Int) throws -> Double {
         let bodyFile = directory.appendingPathComponent("body.json")
         try Data(body).write(to: bodyFile)
@@ -148,15 +154,33 @@ struct BenchWorkspace {
             try Data(paths.map { "https://127.0.0.1:\(port)\($0)\n" }.joined().utf8).write(to: uriFile)
             arguments += ["-i", uriFile.path]
         }
-        let output = try Self.tool("/usr/bin/h2load", arguments)
+        let run = try Self.h2load(arguments)
+        if let status = run.output.split(separator: "\n").first(where: { $0.hasPrefix("status codes:") }), !status.contains("\(count) 2xx") {
+            throw CLIError(message: "h2load did not get \(count) 2xx responses: \(status)")
+        }
+        return run.rate
+    }
+
+    /// What one h2load run printed: requests per second, requests that succeeded, the whole text.
+    struct H2LoadRun {
+        var rate: Double
+        var succeeded: Int
+        var output: String
+    }
+
+    /// Runs /usr/bin/h2load with `arguments` and reads its figures.
+    static func h2load(_ arguments: [String]) throws -> H2LoadRun {
+        let output = try tool("/usr/bin/h2load", arguments)
         // "finished in 301.05ms, 66434.45 req/s, 2.53MB/s"
-        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),
+        let lines = output.split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix("finished in") }),
               let field = line.split(separator: ",").dropFirst().first,
               let rate = Double(field.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         else { throw CLIError(message: "cannot read h2load's output: \(output.suffix(300))") }
-        if let status = output.split(separator: "\n").first(where: { $0.hasPrefix("status codes:") }), !status.contains("\(count) 2xx") {
-            throw CLIError(message: "h2load did not get \(count) 2xx responses: \(status)")
-        }
-        return rate
+        // "requests: 20000 total, 20000 started, 20000 done, 20000 succeeded, 0 failed, ..."
+        let requests = lines.first { $0.hasPrefix("requests:") } ?? ""
+        let succeeded = requests.split(separator: ",").first { $0.contains("succeeded") }
+            .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        return H2LoadRun(rate: rate, succeeded: succeeded, output: output)
     }
 }

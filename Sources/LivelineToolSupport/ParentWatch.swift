@@ -9,9 +9,9 @@ import Glibc
 /// leaves it the read end of a pipe (`LIVELINE_PARENT_FD`, set by LivelineTesting's process
 /// starter) whose other end only the parent holds. End-of-file there raises SIGTERM in this
 /// process, so a server stops as on SIGTERM: requests answer, pushes in flight are recorded.
-enum ParentWatch {
+public enum ParentWatch {
     /// Starts watching when this process was started that way; does nothing otherwise.
-    static func start() {
+    public static func start() {
         guard let text = ProcessInfo.processInfo.environment[RunningProcess.parentWatchVariable], let fd = Int32(text), fd > 2 else { return }
         unsetenv(RunningProcess.parentWatchVariable)
         // Only a pipe counts: a stray variable must not make an unrelated descriptor a kill switch.

@@ -1,9 +1,10 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineHTTP2
 import LivelineSimulator
 
-/// `liveline bench simulator --rss`: resident memory while the simulator takes in-process pushes
+/// `liveline-bench simulator --rss`: resident memory while the simulator takes in-process pushes
 /// that start, update and end activities (by token and by channel), then while clients open and
 /// close TLS connections to its server. Retained state is bounded, so RSS should level off.
 extension BenchSimulatorCommand {

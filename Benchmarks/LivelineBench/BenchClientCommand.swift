@@ -1,15 +1,15 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCore
 import LivelineCrypto
 import LivelineHTTP2
-import Synchronization
 
-/// `liveline bench client`: Live Activity updates through `APNSClient` to a local HTTP/2 TLS server,
+/// `liveline-bench client`: Live Activity updates through `APNSClient` to a local HTTP/2 TLS server,
 /// beside h2load's figure for the same requests against the same server in the same run.
 enum BenchClientCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench client", abstract: "Benchmark APNSClient against h2load on a local HTTP/2 TLS server.",
+        path: "liveline-bench client", abstract: "Benchmark APNSClient against h2load on a local HTTP/2 TLS server.",
         usage: "[--count N] [--counts N,N...] [--connections 1,4] [--rounds N] [--server nginx|nghttpd]",
         options: [
             .init(name: "count", valueName: "n", help: "Pushes per run for the throughput table (default 20000)."),
@@ -163,8 +163,8 @@ enum BenchClientCommand: LivelineCommand {
         let request = HTTP2Request(method: "POST", path: path, headers: HTTP2Headers(headers), body: body)
         let cpuBefore = cpuSeconds()
         let start = ContinuousClock.now
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            SelfClockedSender(connection: connection, request: request, total: count, done: done).start(window: Swift.min(inFlight, count))
+        _ = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
+            WindowedSender(connection: connection, request: request, total: count, continuation: done).start(window: Swift.min(inFlight, count))
         }
         let elapsed = ContinuousClock.now - start
         let cpu = cpuSeconds() - cpuBefore
@@ -239,32 +239,4 @@ struct UpdateSequence: Sequence, Sendable {
     }
 
     func makeIterator() -> Iterator { Iterator(sequence: self) }
-}
-
-/// Keeps a window of requests in flight with the callback API: each completion sends the next.
-final class SelfClockedSender: Sendable {
-    let connection: HTTP2Connection
-    let request: HTTP2Request
-    let total: Int
-    let started = Atomic<Int>(0)
-    let finished = Atomic<Int>(0)
-    let done: CheckedContinuation<Void, Never>
-
-    init(connection: HTTP2Connection, request: HTTP2Request, total: Int, done: CheckedContinuation<Void, Never>) {
-        self.connection = connection
-        self.request = request
-        self.total = total
-        self.done = done
-    }
-
-    func start(window: Int) {
-        for _ in 0..<window { sendNext() }
-    }
-
-    private func sendNext() {
-        guard started.add(1, ordering: .relaxed).newValue <= total else { return }
-        connection.send(request) { [self] _ in
-            if finished.add(1, ordering: .relaxed).newValue == total { done.resume() } else { sendNext() }
-        }
-    }
 }

@@ -1,12 +1,13 @@
 import Foundation
+import LivelineCommandLine
 import LivelineCore
 import LivelineSimulator
 
-/// `liveline bench simulator`: accepted pushes per second with full validation, driven by h2load,
+/// `liveline-bench simulator`: accepted pushes per second with full validation, driven by h2load,
 /// beside nginx answering the same requests on the same machine in the same run.
 enum BenchSimulatorCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench simulator", abstract: "Pushes/s the APNs simulator accepts, against nginx, both driven by h2load.",
+        path: "liveline-bench simulator", abstract: "Pushes/s the APNs simulator accepts, against nginx, both driven by h2load.",
         usage: "[options]",
         options: [
             .init(name: "requests", valueName: "n", help: "Requests per run (default 50000)."),

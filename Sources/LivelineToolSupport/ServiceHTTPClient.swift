@@ -2,19 +2,25 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LivelineCommandLine
 import LivelineCore
 
 /// A small JSON client for the service's API, for the demo and the benchmarks.
-struct ServiceHTTPClient: Sendable {
-    var baseURL: String
-    var key: String?
+public struct ServiceHTTPClient: Sendable {
+    public var baseURL: String
+    public var key: String?
 
-    struct Reply: Sendable {
-        var status: Int
-        var json: JSONValue
+    public init(baseURL: String, key: String? = nil) {
+        self.baseURL = baseURL
+        self.key = key
     }
 
-    func call(_ method: String, _ path: String, _ body: JSONValue? = nil, key: String? = nil, headers: [String: String] = [:]) async throws -> Reply {
+    public struct Reply: Sendable {
+        public var status: Int
+        public var json: JSONValue
+    }
+
+    public func call(_ method: String, _ path: String, _ body: JSONValue? = nil, key: String? = nil, headers: [String: String] = [:]) async throws -> Reply {
         guard let url = URL(string: baseURL + path) else { throw CLIError(message: "bad URL \(baseURL + path)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -35,7 +41,7 @@ struct ServiceHTTPClient: Sendable {
     }
 
     /// Calls and requires a 2xx answer.
-    func expect(_ method: String, _ path: String, _ body: JSONValue? = nil, key: String? = nil) async throws -> JSONValue {
+    public func expect(_ method: String, _ path: String, _ body: JSONValue? = nil, key: String? = nil) async throws -> JSONValue {
         let reply = try await call(method, path, body, key: key)
         guard (200...299).contains(reply.status) else {
             throw CLIError(message: "\(method) \(path) answered \(reply.status): \(reply.json["error"]?["message"]?.stringValue ?? reply.json.jsonString)")

@@ -3,9 +3,9 @@ import CJemalloc
 import Glibc
 #endif
 
-/// The process allocator. `liveline` links jemalloc: its per-thread caches keep the send path's
-/// many short-lived allocations cheap, where glibc's malloc costs about 15% more CPU per push in
-/// `liveline bench client` (servers embedding LivelineAPNS can link it the same way).
+/// The process allocator. `liveline-bench` links jemalloc: its per-thread caches keep the send
+/// path's many short-lived allocations cheap, where glibc's malloc costs about 15% more CPU per push
+/// in `liveline-bench client` (servers embedding LivelineAPNS can link it the same way).
 enum Allocator {
     /// What serves `malloc` in this process, for benchmark headers.
     static var description: String {

@@ -1,17 +1,19 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCore
 import LivelineCrypto
 import LivelineService
 import LivelineSimulator
 import LivelineStore
 import LivelineTesting
+import LivelineToolSupport
 
-/// `liveline bench service`: the service's registrations, fan-out and memory, each beside a
+/// `liveline-bench service`: the service's registrations, fan-out and memory, each beside a
 /// reference measured in the same run.
 enum BenchServiceCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench service", abstract: "Benchmark the service: registrations (wrk), fan-out against the raw client, RSS with 1M tokens.",
+        path: "liveline-bench service", abstract: "Benchmark the service: registrations (wrk), fan-out against the raw client, RSS with 1M tokens.",
         usage: "[--fanout N] [--tokens N] [--seconds S] [--threads N] [--only registrations|fanout|memory]",
         options: [
             .init(name: "fanout", valueName: "n", help: "Activity tokens in the fan-out (default 100000)."),
@@ -252,11 +254,11 @@ enum BenchServiceCommand: LivelineCommand {
             written += batch
         }
         store.close()
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable = try BenchWorkspace.liveline()
         let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
         defer { process.send(SIGKILL) }
         let out = try await process.output(containing: "Ready.")
-        guard let url = DemoCommand.line(after: "listening on ", in: out) else { throw CLIError(message: "serve did not start:\n\(out)") }
+        guard let url = out.line(after: "listening on ") else { throw CLIError(message: "serve did not start:\n\(out)") }
         _ = try wrk(url, seconds: seconds, script: registrationScript(key: key.secret), workspace: workspace)
         let api = ServiceHTTPClient(baseURL: url, key: key.secret)
         _ = try await api.expect("GET", "/v1/activities/bench-5?limit=1000")

@@ -1,17 +1,18 @@
 import Foundation
 import LivelineAPNS
+import LivelineCommandLine
 import LivelineCore
 import LivelineCrypto
 import LivelinePostgres
 import LivelineStore
 import LivelineTesting
 
-/// `liveline bench scale`: the service on PostgreSQL with 1, 2 and 3 instances, beside one instance
+/// `liveline-bench scale`: the service on PostgreSQL with 1, 2 and 3 instances, beside one instance
 /// on SQLite and the raw client, and the outbox's claim/complete cycle beside the database's own
 /// ceiling. It starts a throw-away PostgreSQL of its own.
 enum BenchScaleCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline bench scale", abstract: "Benchmark scale-out: fan-out with 1–3 instances on PostgreSQL vs SQLite and the raw client; outbox cycles vs INSERT + DELETE.",
+        path: "liveline-bench scale", abstract: "Benchmark scale-out: fan-out with 1–3 instances on PostgreSQL vs SQLite and the raw client; outbox cycles vs INSERT + DELETE.",
         usage: "[--fanout N] [--cycles N] [--batch N] [--only fanout|outbox]",
         options: [
             .init(name: "fanout", valueName: "n", help: "Tokens in each fan-out (default 100000)."),
