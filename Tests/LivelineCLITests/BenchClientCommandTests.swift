@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 
-@Suite("liveline bench client")
+@Suite("liveline-bench client")
 struct BenchClientCommandTests {
     /// A short run against nginx: the binary's malloc is jemalloc's, every push of the bulk send
     /// is accepted, and the row adds up (pushes/s × seconds of CPU per push is sane).
     @Test("a short run sends every push through nginx with jemalloc serving malloc")
     func shortRun() async throws {
-        let result = try await CLI.run(["bench", "client", "--count", "400", "--connections", "1", "--rounds", "1", "--no-reference"])
+        let result = try await CLI.bench(["client", "--count", "400", "--connections", "1", "--rounds", "1", "--no-reference"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let header = try #require(lines.first { $0.hasPrefix("server: nginx") })
@@ -27,7 +27,7 @@ struct BenchClientCommandTests {
         (["--connections", "1,x"], "'--connections' must be positive integers separated by commas, got '1,x'"),
     ])
     func badOptions(_ args: [String], _ message: String) async throws {
-        let result = try await CLI.run(["bench", "client"] + args)
+        let result = try await CLI.bench(["client"] + args)
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }

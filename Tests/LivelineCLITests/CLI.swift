@@ -2,7 +2,7 @@ import Foundation
 import LivelineTesting
 import Testing
 
-/// Runs the built `liveline` binary and captures what it prints.
+/// Runs the built `liveline` and `liveline-bench` binaries and captures what they print.
 struct CLI {
     struct Result {
         var status: Int32
@@ -12,12 +12,19 @@ struct CLI {
 
     /// The binary beside the test bundle (`swift build --build-tests` builds both).
     static let binary = URL(fileURLWithPath: BuiltProduct.path("liveline"))
+    /// The benchmarks' executable, built beside `liveline`.
+    static let benchBinary = URL(fileURLWithPath: BuiltProduct.path("liveline-bench"))
 
     /// Runs `liveline args...` in `directory`, feeding `stdin`, and waits for it to exit (on a
     /// dedicated thread: LivelineTesting's `ProcessRunner`).
-    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
-        let output = try await ProcessRunner.run(binary.path, args, stdin: Data((stdin ?? "").utf8), directory: directory)
+    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, executable: URL = binary) async throws -> Result {
+        let output = try await ProcessRunner.run(executable.path, args, stdin: Data((stdin ?? "").utf8), directory: directory)
         return Result(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
+    }
+
+    /// Runs `liveline-bench args...` and waits for it to exit.
+    static func bench(_ args: [String], stdin: String? = nil) async throws -> Result {
+        try await run(args, stdin: stdin, executable: benchBinary)
     }
 
     /// A fresh temporary directory, removed by the caller.

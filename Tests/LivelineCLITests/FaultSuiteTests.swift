@@ -2,14 +2,14 @@ import Foundation
 import LivelineTesting
 import Testing
 
-/// The fault suite's short form: `liveline bench faults --short`, one part per test, each a real
+/// The fault suite's short form: `liveline-bench faults --short`, one part per test, each a real
 /// `liveline serve` process (or three) in front of the simulator over HTTP/2 + TLS, under seeded
 /// faults. The command checks every row against the simulator's log and exits 1 on any miss; the
 /// tests check that, and that each fault really happened.
-@Suite("The fault suite (liveline bench faults --short)", .serialized)
+@Suite("The fault suite (liveline-bench faults --short)", .serialized)
 struct FaultSuiteTests {
     static func run(_ part: String) async throws -> CLI.Result {
-        let result = try await CLI.run(["bench", "faults", "--short", "--only", part])
+        let result = try await CLI.bench(["faults", "--short", "--only", part])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
         #expect(result.stdout.contains("faults: ok"), "\(result.stdout)")
         #expect(!result.stdout.contains("FAILED"), "\(result.stdout)")

@@ -277,11 +277,11 @@ struct PreviewCommandErrorTests {
     }
 }
 
-@Suite("bench ui: the preview PNG figure")
+@Suite("liveline-bench ui: the preview PNG figure")
 struct PreviewBenchTests {
-    @Test("bench ui times preview PNGs against a blank page of the same size in the same session")
+    @Test("liveline-bench ui times preview PNGs against a blank page of the same size in the same session")
     func figure() async throws {
-        let result = try await CLI.run(["bench", "ui", "--seconds", "0.01", "--pngs", "4"])
+        let result = try await CLI.bench(["ui", "--seconds", "0.01", "--pngs", "4"])
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.stdout
         #expect(text.contains("preview PNG: flight tracker Lock Screen at 3x, headless Chromium (a warm session), batch of 4"), "\(text)")
@@ -290,7 +290,7 @@ struct PreviewBenchTests {
         let preview = try #require(text.split(separator: "\n").first { $0.contains("preview: render + load + shoot") })
         let numbers = preview.split(separator: " ").compactMap { Double($0) }
         #expect(numbers.count == 2 && numbers[0] > 0 && numbers[1] > 0, "\(preview)")
-        let bad = try await CLI.run(["bench", "ui", "--pngs", "-1"])
+        let bad = try await CLI.bench(["ui", "--pngs", "-1"])
         #expect(bad.status == 64 && bad.stderr.contains("'--pngs' must be from 0 to 10000, got -1"), "\(bad.stderr)")
     }
 }
