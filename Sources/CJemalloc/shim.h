@@ -1,4 +1,4 @@
-// jemalloc (Debian libjemalloc-dev) as the process allocator of the `liveline` executable.
+// jemalloc (Debian libjemalloc-dev) as the process allocator of the `liveline-bench` executable.
 // Linking the library is what replaces malloc/free process-wide; only the control interface is
 // declared here, so this header does not redeclare malloc beside glibc's <stdlib.h>.
 #ifndef LIVELINE_CJEMALLOC_SHIM_H
