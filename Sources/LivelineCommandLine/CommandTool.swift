@@ -44,7 +44,7 @@ public struct CommandTool {
         }
     }
 
-    public static func execute(_ command: any LivelineCommand.Type, _ argv: [String]) async -> Int32 {
+    static func execute(_ command: any LivelineCommand.Type, _ argv: [String]) async -> Int32 {
         do {
             let arguments = try Arguments(argv, spec: command.spec)
             if arguments.wantsHelp { Console.out(command.spec.helpText); return 0 }
@@ -61,7 +61,7 @@ public struct CommandTool {
         }
     }
 
-    public static func groupHelp(path: String, abstract: String, entries: [CommandEntry]) -> String {
+    static func groupHelp(path: String, abstract: String, entries: [CommandEntry]) -> String {
         let width = (entries.map(\.name.count).max() ?? 0) + 2
         var text = "\(abstract)\n\nUSAGE: \(path) <command> [options]\n\nCOMMANDS:\n"
         for entry in entries {
