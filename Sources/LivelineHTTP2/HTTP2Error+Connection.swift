@@ -3,7 +3,7 @@
 /// connection ends read the same way. `endpoint` is the `host:port` the connection was opened to.
 extension HTTP2Error {
     /// What a GOAWAY from the server does to the thing that fails with it.
-    enum GoAwayEffect: Equatable {
+    enum GoAwayEffect {
         /// The connection ended after the GOAWAY; `then` is the transport error that followed, if any.
         case connectionEnded(then: HTTP2Error?)
         /// A request that was never sent (retryable).
