@@ -1,0 +1,58 @@
+// Every type a product's public API takes from another module, named here the way a user's package
+// names it: through the products it depends on, never through an internal module. None of these
+// functions runs; this file only has to compile (docs/architecture.md, "Public API").
+import Foundation
+import LivelineAPNS
+import LivelineCore
+import LivelineCrypto
+import LivelineHTTPServer
+import LivelinePostgres
+import LivelineSQLite
+import LivelineService
+import LivelineSimulator
+import LivelineStore
+import LivelineTesting
+
+/// LivelineAPNS takes LivelineCrypto's key (and its `KeyError`) and LivelineCore's request and reason.
+func apnsClient(keyFile: String) throws(KeyError) -> APNSClient {
+    let key: P256PrivateKey = try P256PrivateKey(contentsOfFile: keyFile)
+    return APNSClient(configuration: APNSConfiguration(
+        authentication: .token(key: key, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"), environment: .sandbox))
+}
+
+func send(_ request: PushRequest, to token: String, with client: APNSClient) async -> APNSReason? {
+    if case .rejected(let rejection) = await client.send(request, to: token) { return rejection.reason }
+    return nil
+}
+
+/// LivelineSimulator takes LivelineCrypto's public key and throws LivelineHTTP2's error, which it
+/// re-exports: the consumer names `HTTP2Error` and its codes without importing LivelineHTTP2.
+func simulatorServer(publicKey: P256PublicKey, directory: String) throws -> SimulatorServer {
+    var configuration = SimulatorConfiguration()
+    configuration.keys = [ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: publicKey)]
+    let certificates: SimulatorCertificates = try SimulatorCertificates.prepare(in: directory)
+    do {
+        return try SimulatorServer.start(simulator: Simulator(configuration: configuration), certificates: certificates)
+    } catch let error as HTTP2Error where error.code == HTTP2Error.Code.listenFailed {
+        throw error
+    }
+}
+
+/// LivelineStore takes LivelineSQLite's and LivelinePostgres's options.
+func stores(path: String, url: String) throws(StoreError) -> [any Store] {
+    let synchronous: SQLiteDatabase.Options.Synchronous = .full
+    var options = PostgresConnection.Options()
+    options.applicationName = "consumer"
+    return [try SQLiteStore(path: path, synchronous: synchronous), try PostgresStore(url: url, options: options)]
+}
+
+/// LivelineService takes LivelineStore's store and records and answers LivelineHTTPServer's requests.
+func serve(_ request: HTTPRequest, store: any Store) async throws -> HTTPResponse {
+    let (_, record): (String, APIKeyRecord) = KeyAuthority.make(scope: KeyScope.admin, name: nil, now: Date())
+    _ = record
+    let service = try Service(store: store, configuration: ServiceConfiguration(), log: { _ in })
+    return await service.handle(request)
+}
+
+/// LivelineTesting hands out LivelinePostgres's connection.
+func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
