@@ -1,9 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The module graph, arrows one way: each line is `what a module imports <- the module`, and a
-// module imports nothing that is not on its line (the C system libraries are in parentheses).
-// docs/architecture.md says what each module owns.
+// The module graph, arrows one way: each line is `the modules it imports <- a module`; a module
+// alone on its line imports no other Liveline module. C libraries (system-library targets) are in
+// parentheses. docs/architecture.md says what each module owns.
 //   LivelineCore (the payload contract; Foundation only, builds for iOS)
 //   LivelineCore <- LivelineUI (Voltra's wire format; brotli)
 //   LivelineCore, LivelineUI <- LivelinePreview (text and HTML previews; Foundation only)

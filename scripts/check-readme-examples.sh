@@ -15,6 +15,8 @@ SWIFT=${SWIFT:-swift}
 # document -> target
 examples=(
   "README.md ReadmeExamples"
+  "docs/ui.md UIDocExamples"
+  "docs/previews.md PreviewsDocExamples"
 )
 
 for pair in "${examples[@]}"; do

@@ -16,6 +16,16 @@ let package = Package(
             .product(name: "LivelineCrypto", package: "Liveline"),
             .product(name: "LivelineAPNS", package: "Liveline"),
         ]),
+        .executableTarget(name: "UIDocExamples", dependencies: [
+            .product(name: "LivelineCore", package: "Liveline"),
+            .product(name: "LivelineUI", package: "Liveline"),
+            .product(name: "LivelinePreview", package: "Liveline"),
+        ]),
+        .executableTarget(name: "PreviewsDocExamples", dependencies: [
+            .product(name: "LivelineCore", package: "Liveline"),
+            .product(name: "LivelineUI", package: "Liveline"),
+            .product(name: "LivelinePreview", package: "Liveline"),
+        ]),
         .target(name: "PublicAPI", dependencies: [
             .product(name: "LivelineCore", package: "Liveline"),
             .product(name: "LivelineCrypto", package: "Liveline"),

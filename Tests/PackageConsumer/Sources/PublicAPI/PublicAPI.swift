@@ -27,16 +27,23 @@ func send(_ request: PushRequest, to token: String, with client: APNSClient) asy
 
 /// LivelineSimulator takes LivelineCrypto's public key and throws LivelineHTTP2's error, which it
 /// re-exports: the consumer names `HTTP2Error` and its codes without importing LivelineHTTP2.
-func simulatorServer(publicKey: P256PublicKey, directory: String) throws -> SimulatorServer {
+func simulator(publicKey: P256PublicKey) -> Simulator {
     var configuration = SimulatorConfiguration()
     configuration.keys = [ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: publicKey)]
-    let certificates: SimulatorCertificates = try SimulatorCertificates.prepare(in: directory)
+    return Simulator(configuration: configuration)
+}
+
+/// The server, or the transport's reason it could not start.
+func startServer(_ simulator: Simulator, directory: String) throws(SimulatorError) -> Result<SimulatorServer, HTTP2Error> {
+    let certificates = try SimulatorCertificates.prepare(in: directory)
     do {
-        return try SimulatorServer.start(simulator: Simulator(configuration: configuration), certificates: certificates)
-    } catch let error as HTTP2Error where error.code == HTTP2Error.Code.listenFailed {
-        throw error
+        return .success(try SimulatorServer.start(simulator: simulator, certificates: certificates))
+    } catch {
+        return .failure(error)
     }
 }
+
+func couldNotListen(_ error: HTTP2Error) -> Bool { error.code == HTTP2Error.Code.listenFailed }
 
 /// LivelineStore takes LivelineSQLite's and LivelinePostgres's options.
 func stores(path: String, url: String) throws(StoreError) -> [any Store] {
