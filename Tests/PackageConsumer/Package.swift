@@ -37,6 +37,11 @@ let package = Package(
             .product(name: "LivelineHTTPServer", package: "Liveline"),
             .product(name: "LivelineService", package: "Liveline"),
             .product(name: "LivelineTesting", package: "Liveline"),
+            .product(name: "LivelineUI", package: "Liveline"),
+            .product(name: "LivelinePreview", package: "Liveline"),
+            .product(name: "LivelineKit", package: "Liveline"),
+            .product(name: "LivelineKitSimulator", package: "Liveline"),
+            .product(name: "LivelineDashboard", package: "Liveline"),
         ]),
     ],
     swiftLanguageModes: [.v6]

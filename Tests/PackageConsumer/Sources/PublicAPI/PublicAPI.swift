@@ -5,13 +5,18 @@ import Foundation
 import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
+import LivelineDashboard
 import LivelineHTTPServer
+import LivelineKit
+import LivelineKitSimulator
 import LivelinePostgres
+import LivelinePreview
 import LivelineSQLite
 import LivelineService
 import LivelineSimulator
 import LivelineStore
 import LivelineTesting
+import LivelineUI
 
 /// LivelineAPNS takes LivelineCrypto's key (and its `KeyError`) and LivelineCore's request and reason.
 func apnsClient(keyFile: String) throws(KeyError) -> APNSClient {
@@ -63,3 +68,26 @@ func serve(_ request: HTTPRequest, store: any Store) async throws -> HTTPRespons
 
 /// LivelineTesting hands out LivelinePostgres's connection.
 func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
+
+/// LivelineDashboard takes the simulator's control, the service, and throws LivelineHTTPServer's error.
+func dashboards(_ simulator: Simulator, _ service: Service) throws(HTTPServerError) -> (Dashboard, ServiceDashboard) {
+    let control: SimulatorControl = SimulatorControl(simulator: simulator)
+    return (try Dashboard.start(control: control), try ServiceDashboard.start(service: service))
+}
+
+/// LivelineKitSimulator takes LivelineKit's registration, client, coordinator and uploader, and the simulator.
+func phoneApp(_ simulator: Simulator, service: URL, directory: URL) async throws -> TokenUploader.DrainReport {
+    let device = DeviceRegistration(deviceID: "iphone-1", bundleID: "com.example.flights", iosVersion: "18.2")
+    let app = try SimulatedPhoneApp(
+        device: device, attributesTypes: ["FlightAttributes"], client: LivelineAppClient(baseURL: service, appKey: "ll_app_key"),
+        directory: directory, configure: { (configuration: inout LiveActivityCoordinator.Configuration) in configuration.device = device })
+    let uploader: TokenUploader = await app.uploader
+    _ = uploader
+    return await app.launch(simulator)
+}
+
+/// LivelinePreview takes LivelineUI's layout, regions, elements and decoded payloads.
+func previewLines(_ layout: UILayout, _ decoded: DecodedUI, _ element: UIElement) -> [String] {
+    let preview = UIPreview(width: 44, now: Date(), timeZone: TimeZone(secondsFromGMT: 0)!)
+    return preview.lines(Region.lockScreen, of: layout) + [preview.text(decoded)] + preview.lines(element, width: 20)
+}
