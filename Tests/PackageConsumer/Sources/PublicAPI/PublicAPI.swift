@@ -60,11 +60,11 @@ func stores(path: String, url: String) throws(StoreError) -> [any Store] {
 
 /// LivelineService takes LivelineStore's store and records and answers LivelineHTTPServer's requests.
 func serve(_ request: HTTPRequest, store: any Store) async throws -> HTTPResponse {
-    let (_, record): (String, APIKeyRecord) = KeyAuthority.make(scope: KeyScope.admin, name: nil, now: Date())
-    _ = record
     let service = try Service(store: store, configuration: ServiceConfiguration(), log: { _ in })
     return await service.handle(request)
 }
+
+func adminKey() -> APIKeyRecord { KeyAuthority.make(scope: KeyScope.admin, name: nil, now: Date()).record }
 
 /// LivelineTesting hands out LivelinePostgres's connection.
 func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
@@ -76,14 +76,12 @@ func dashboards(_ simulator: Simulator, _ service: Service) throws(HTTPServerErr
 }
 
 /// LivelineKitSimulator takes LivelineKit's registration, client, coordinator and uploader, and the simulator.
-func phoneApp(_ simulator: Simulator, service: URL, directory: URL) async throws -> TokenUploader.DrainReport {
+func phoneApp(_ simulator: Simulator, service: URL, directory: URL) async throws -> (TokenUploader, TokenUploader.DrainReport) {
     let device = DeviceRegistration(deviceID: "iphone-1", bundleID: "com.example.flights", iosVersion: "18.2")
     let app = try SimulatedPhoneApp(
         device: device, attributesTypes: ["FlightAttributes"], client: LivelineAppClient(baseURL: service, appKey: "ll_app_key"),
         directory: directory, configure: { (configuration: inout LiveActivityCoordinator.Configuration) in configuration.device = device })
-    let uploader: TokenUploader = await app.uploader
-    _ = uploader
-    return await app.launch(simulator)
+    return (await app.uploader, await app.launch(simulator))
 }
 
 /// LivelinePreview takes LivelineUI's layout, regions, elements and decoded payloads.
