@@ -1,30 +1,43 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, arrows one way (each module lists what it may import):
-//   LivelineCore (Foundation only, builds for iOS)
-//     ← LivelineUI (Voltra wire format; brotli)
-//       ← LivelinePreview (text and HTML previews of a layout or a typed activity; Foundation only)
-//     ← LivelineKit (the app side: app API client, token uploader, ActivityKit coordinator; Foundation only, builds for iOS)
-//   LivelineCrypto (P-256 keys, ES256 JWTs, SHA-256/HMAC; OpenSSL)
-//   LivelineHTTP2 (nghttp2 + OpenSSL + epoll; client and server)
-//     ← LivelineAPNS (provider client: Core, Crypto, HTTP2)
-//     ← LivelineSimulator (APNs + simulated iPhones: Core, UI, Crypto, HTTP2)
-//   LivelineKit, LivelineSimulator ← LivelineKitSimulator (simulated iPhones' apps run LivelineKit)
-//   LivelineSQLite (one SQLite connection, statements, migrations)
-//   LivelinePostgres (one PostgreSQL connection through libpq, statements, migrations)
-//     ← LivelineStore (the service's storage: registry, outbox; Store protocol, SQLiteStore, PostgresStore)
-//   LivelineHTTPServer (HTTP/1.1 on libmicrohttpd)
-//   LivelineStore, LivelineHTTPServer, LivelineAPNS, LivelineUI, LivelineCrypto
-//     ← LivelineService (the API, fan-out, the outbox workers)
-//   LivelineSimulator, LivelinePreview, LivelineHTTPServer, LivelineService
-//     ← LivelineDashboard (the live pages of the simulated iPhones and of the service's activities)
-//   LivelineTesting (certificates, keys, local servers, throw-away PostgreSQL databases: Crypto, Postgres)
-//   LivelineBrowser (headless Chromium through chromedriver over WebDriver; PNG decoding: libcurl, zlib)
-//   everything ← liveline (the command-line tool)
+// The module graph, arrows one way: each line is `the modules it imports <- a module`; a module
+// alone on its line imports no other Liveline module. C libraries (system-library targets) are in
+// parentheses. docs/architecture.md says what each module owns.
+//   LivelineCore (the payload contract; Foundation only, builds for iOS)
+//   LivelineCore <- LivelineUI (Voltra's wire format; brotli)
+//   LivelineCore, LivelineUI <- LivelinePreview (text and HTML previews; Foundation only)
+//   LivelineCore <- LivelineKit (the app side; Foundation only, builds for iOS)
+//   LivelineCrypto (P-256 keys, ES256 JWTs, certificates, SHA-256/HMAC; OpenSSL)
+//   LivelineHTTP2 (HTTP/2 client and server; nghttp2, OpenSSL, epoll; not a product)
+//   LivelineCore, LivelineCrypto, LivelineHTTP2 <- LivelineAPNS (the provider client)
+//   LivelineCore, LivelineUI, LivelineCrypto, LivelineHTTP2 <- LivelineSimulator (APNs and simulated iPhones)
+//   LivelineCore, LivelineKit, LivelineSimulator <- LivelineKitSimulator (the simulated iPhones' apps)
+//   LivelineSQLite (one SQLite connection; SQLite)
+//   LivelinePostgres (one PostgreSQL connection; libpq)
+//   LivelineSQLite, LivelinePostgres <- LivelineStore (the service's storage)
+//   LivelineHTTPServer (HTTP/1.1; libmicrohttpd)
+//   LivelineCore, LivelineUI, LivelineCrypto, LivelineAPNS, LivelineStore, LivelineHTTPServer
+//     <- LivelineService (the API, fan-out, the outbox workers)
+//   LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer, LivelineService
+//     <- LivelineDashboard (the live pages)
+//   LivelineCrypto, LivelinePostgres <- LivelineTesting (run-time certificates and keys, reference servers, PostgreSQL)
+//   LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
+//   LivelineCommandLine (argument parsing, help, console; Foundation only) <- liveline, liveline-bench
+//   everything <- liveline (the command-line tool)
+//   everything <- liveline-bench (the benchmarks, Benchmarks/)
+//   LivelineCore <- FlightTrackerShared (Examples/FlightTracker: the attributes type)
+//     FlightTrackerShared, LivelineCore <- flight-tracker-backend
+//     FlightTrackerShared, LivelineKit <- FlightTrackerApp, FlightTrackerWidget
+//   LivelineCore, LivelineUI, LivelineCrypto, LivelineSimulator, LivelineService, LivelineStore, LivelineHTTPServer
+//     <- LivelineFuzzTargets (Fuzz/Targets) <- FuzzSmokeTests, and Fuzz/'s liveline-fuzz
+// Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting; nothing depends on them.
 let package = Package(
     name: "Liveline",
     platforms: [.macOS(.v14), .iOS(.v17)],
+    // Products are what a user's package can name. Every type in a product's public API comes from
+    // a product, or is re-exported as one `public typealias` by the module whose API uses it
+    // (LivelineSimulator's HTTP2Error): LivelineHTTP2 stays internal. See docs/architecture.md.
     products: [
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineUI", targets: ["LivelineUI"]),

@@ -5,6 +5,11 @@
 /// message) and a description of the broken promise otherwise; a crash is a crash in either
 /// driver. The libFuzzer executables under `Fuzz/Sources/` trap on a description, the smoke tests
 /// (`Tests/FuzzSmokeTests`) record it.
+///
+/// Module: LivelineFuzzTargets (Fuzz/Targets) owns one check per parser and the seeded mutator,
+/// shared by the smoke tests and the libFuzzer package. It imports the modules whose parsers it
+/// drives; it must never import a test framework or LivelineTesting, so that the libFuzzer build
+/// (Fuzz/Package.swift) links without them.
 public struct FuzzTarget: Sendable {
     /// The corpus folder name and the executable's suffix: `json` → `fuzz-json`.
     public let name: String

@@ -11,6 +11,11 @@ import Synchronization
 /// resends what the server did not process (REFUSED_STREAM, streams above a GOAWAY's last stream
 /// id) on a new connection, retries 429/500/503 with capped backoff, renews the provider token once
 /// on `ExpiredProviderToken`, and drains in-flight pushes on `shutdown()`.
+///
+/// Module: LivelineAPNS owns the provider side of APNs: authentication, the connection pool,
+/// retries by reason, bulk sends, broadcasts and channels. It imports LivelineCore, LivelineCrypto
+/// and LivelineHTTP2 only; it must never import the simulator (tests reach it over the network),
+/// the service or the store.
 public final class APNSClient: Sendable {
     /// The configuration it was made with.
     public let configuration: APNSConfiguration

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCore
 
 /// How one push ended: exactly one of accepted, rejected, or failed.
 ///

@@ -41,6 +41,10 @@ public struct ElementRect: Sendable, Equatable {
 /// A headless Chromium driven through chromedriver over the W3C WebDriver HTTP protocol: one
 /// session, kept warm for many pages. Commands run one at a time; `stop()` (or the last reference
 /// going away, or this process dying) ends chromedriver and every Chromium process.
+///
+/// Module: LivelineBrowser owns a headless Chromium through chromedriver (W3C WebDriver) and the
+/// PNG decoder. It imports libcurl and zlib only and must never import another Liveline module: it
+/// drives pages, whatever draws them.
 public final class HeadlessBrowser: Sendable {
     private let driver: DriverProcess
     private let http: CurlClient

@@ -3,6 +3,11 @@ import Foundation
 /// One APNs request without its destination: the metadata headers and the JSON body.
 ///
 /// The client adds `:path` (device token or channel) and `authorization`.
+///
+/// Module: LivelineCore owns the payload contract: activity attributes, the pushes and their
+/// headers, push types, APNs reasons and their retry policies, validation, lint, schemas and
+/// ordered JSON. It imports Foundation only and must build for iOS: it must never import another
+/// Liveline module, a C library or anything about transport or storage.
 public struct PushRequest: Sendable, Hashable {
     public var pushType: PushType
     /// `apns-topic`: the bundle id plus the push type's suffix. Unused for broadcasts.

@@ -8,6 +8,10 @@ import Foundation
 /// which `signature(for:)` creates per call. Hence `@unchecked Sendable`.
 ///
 /// - Important: the key never appears in `description`, errors or logs.
+///
+/// Module: LivelineCrypto owns keys, signatures and digests: P-256 keys, ES256 JWTs, certificates,
+/// SHA-256, HMAC and random bytes, on OpenSSL. It must never import another Liveline module:
+/// everything that signs or verifies imports it.
 public final class P256PrivateKey: @unchecked Sendable, CustomStringConvertible {
     /// The owned `EVP_PKEY *`; freed in `deinit`.
     let handle: OpaquePointer

@@ -14,6 +14,12 @@ import Synchronization
 /// let dashboard = try Dashboard.start(control: SimulatorControl(simulator: simulator))
 /// print(dashboard.url)
 /// ```
+///
+/// Module: LivelineDashboard owns the live pages: this one of the simulated iPhones and
+/// `ServiceDashboard` of the service's activities, their routes and server-sent events. It imports
+/// LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer and
+/// LivelineService; nothing imports it but the command-line tool, and it must never import the
+/// browser, the store or the transport.
 public final class Dashboard: Sendable {
     /// The simulator shown and what the page's controls call.
     public let control: SimulatorControl

@@ -6,8 +6,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// The engine behind `HTTP2Connection`: connect, TLS, nghttp2 client session, request queue,
-/// deadlines, pings, GOAWAY, close.
+/// The engine behind `HTTP2Connection`: the I/O shell around `ClientConnectionLifecycle`. It
+/// owns the socket, TLS, the nghttp2 client session, the request queue and open streams, request
+/// deadlines and pings; it reports connect, frame, timer and close events to the lifecycle and
+/// performs the actions it returns.
 ///
 /// Thread confinement: everything inherited from `SessionDriver` and every `var` declared here
 /// is used only on `loop`'s thread. Other threads touch only `inbox` and `closeState` (each a
@@ -44,30 +46,18 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     // Loop-thread state.
     // The hot ones skip run-time exclusivity checks (@exclusivity(unchecked)): one thread
     // uses them, so an overlapping access could only come from a bug the static checks see.
-    private var addresses: [SocketAddress] = []
-    private var addressIndex = 0
-    private var lastConnectError = ""
+    @exclusivity(unchecked) private(set) var lifecycle: ClientConnectionLifecycle
     private var connectContinuation: CheckedContinuation<Void, any Error>?
     private var connectTimer: UInt64?
     @exclusivity(unchecked) private var queue = RequestQueue()
     @exclusivity(unchecked) private var active: [Int32: PendingRequest] = [:]
     @exclusivity(unchecked) private var header = HeaderBlock()
-    @exclusivity(unchecked) private var goAway: HTTP2Error.GoAway?
-    @exclusivity(unchecked) private var closing: CloseMode?
-    private var terminated = false
     @exclusivity(unchecked) private var deadlineTimer: UInt64?
     @exclusivity(unchecked) private var deadlineTimerAt: UInt64 = 0
-    private var idleTimer: UInt64?
-    private var pings: [(opaque: UInt64, start: UInt64, timer: UInt64, completion: (Result<Duration, HTTP2Error>) -> Void)] = []
-    private var nextPingOpaque: UInt64 = 1
-
-    /// How `close` ends the connection.
-    enum CloseMode {
-        /// Finish queued and in-flight requests, then GOAWAY and close.
-        case drain
-        /// Fail everything not finished, then GOAWAY and close.
-        case immediately
-    }
+    // Pings (ClientSession+Pings.swift).
+    var idleTimer: UInt64?
+    var pings: [(opaque: UInt64, start: UInt64, timer: UInt64, completion: (Result<Duration, HTTP2Error>) -> Void)] = []
+    var nextPingOpaque: UInt64 = 1
 
     init(loop: EventLoop, ownsLoop: Bool, host: String, port: Int, serverName: ServerName, context: TLSContext, configuration: HTTP2ClientConfiguration) {
         self.host = host
@@ -78,6 +68,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         self.serverName = serverName
         let authorityHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         self.defaultAuthority = port == 443 ? authorityHost : "\(authorityHost):\(port)"
+        self.lifecycle = ClientConnectionLifecycle(endpoint: "\(host):\(port)", connectTimeout: configuration.connectTimeout, pingTimeout: configuration.pingTimeout)
         super.init(loop: loop, fd: -1)
     }
 
@@ -85,58 +76,126 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         header.deallocate()
     }
 
-    private var endpoint: String { "\(host):\(port)" }
+    var endpoint: String { lifecycle.endpoint }
+
+    // MARK: Lifecycle actions (loop thread)
+
+    /// Carries out what the lifecycle decided, in order.
+    private func perform(_ actions: [ClientConnectionLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .connect(let address):
+                connect(to: address)
+            case .startTLS:
+                startTLS()
+            case .finishConnect(let error):
+                finishConnect(error)
+            case .refuseNewRequests(let refusal):
+                refuseNewRequests(refusal)
+            case .failQueued(let error):
+                for request in queue.removeAll() { request.finish(.failure(error)) }
+                queuedCount.store(0, ordering: .relaxed)
+            case .failActive(let failure):
+                for (streamID, request) in active { request.finish(.failure(failure.error(forStream: streamID))) }
+                active.removeAll()
+                activeCount.store(0, ordering: .relaxed)
+            case .failPings(let error):
+                for ping in pings {
+                    loop.cancelTimer(ping.timer)
+                    ping.completion(.failure(error))
+                }
+                pings.removeAll()
+            case .sendGoAway:
+                // nghttp2 then stops wanting I/O and the driver closes.
+                if let session { _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_NO_ERROR.rawValue)) }
+            case .flush:
+                loop.flushSoon(self)
+            case .closeTransport(let error, let abrupt):
+                close(error, abrupt: abrupt)
+            case .finishClose(let error):
+                finishClose(error)
+            }
+        }
+    }
+
+    /// New sends fail with `refusal` from now on; those already in the inbox were sent before
+    /// it and join the queue (a draining close serves them, the other actions fail them).
+    private func refuseNewRequests(_ refusal: HTTP2Error) {
+        usable.store(false, ordering: .releasing)
+        let late = inbox.withLock { inbox -> [PendingRequest] in
+            inbox.refusal = refusal
+            let items = inbox.requests
+            inbox.requests.removeAll()
+            return items
+        }
+        for request in late { enqueue(request) }
+    }
+
+    private func finishClose(_ error: HTTP2Error?) {
+        for timer in [connectTimer, deadlineTimer, idleTimer].compactMap({ $0 }) { loop.cancelTimer(timer) }
+        connectTimer = nil
+        deadlineTimer = nil
+        idleTimer = nil
+        usable.store(false, ordering: .releasing)
+        let waiters = closeState.withLock { state -> [@Sendable (HTTP2Error?) -> Void] in
+            state.isClosed = true
+            state.error = error
+            let waiters = state.waiters
+            state.waiters.removeAll()
+            return waiters
+        }
+        for waiter in waiters { waiter(error) }
+        if ownsLoop { loop.stop() }
+    }
 
     // MARK: Connect (loop thread)
 
     /// Connects to the first address that answers, within `budget` (what resolving the name left
     /// of `connectTimeout`).
     func start(addresses: [SocketAddress], budget: Duration, continuation: CheckedContinuation<Void, any Error>) {
-        self.addresses = addresses
         connectContinuation = continuation
         connectTimer = loop.schedule(after: budget) { [self] in
             connectTimer = nil
-            close(HTTP2Error(.connectTimeout, "no HTTP/2 connection to \(endpoint) within \(configuration.connectTimeout) (name resolution, connect, TLS handshake and SETTINGS)"), abrupt: true)
+            perform(lifecycle.connectTimedOut())
         }
-        tryNextAddress()
+        perform(lifecycle.start(addresses: addresses))
     }
 
-    private func tryNextAddress() {
-        while addressIndex < addresses.count {
-            let address = addresses[addressIndex]
-            addressIndex += 1
-            let socketFD: Int32
-            do {
-                socketFD = try Socket.makeNonBlocking(family: address.family)
-            } catch {
-                lastConnectError = error.message
-                continue
-            }
-            Socket.setNoDelay(socketFD)
-            let result = address.withSockaddr { connect(socketFD, $0, $1) }
-            if result == 0 || errno == EINPROGRESS {
-                fd = socketFD
-                if watch(EPOLLOUT.rawValue) { return }
-                lastConnectError = "\(address): cannot watch socket"
-            } else {
-                lastConnectError = "\(address): \(errnoString())"
-            }
-            Glibc.close(socketFD)
+    private func connect(to address: SocketAddress) {
+        let socketFD: Int32
+        do {
+            socketFD = try Socket.makeNonBlocking(family: address.family)
+        } catch {
+            perform(lifecycle.connectFailed(error.message))
+            return
         }
+        Socket.setNoDelay(socketFD)
+        let reason: String
+        if address.withSockaddr({ Glibc.connect(socketFD, $0, $1) }) == 0 || errno == EINPROGRESS {
+            fd = socketFD
+            if watch(EPOLLOUT.rawValue) { return }
+            reason = "cannot watch socket"
+        } else {
+            reason = errnoString()
+        }
+        Glibc.close(socketFD)
         fd = -1
-        close(HTTP2Error(.connectFailed, "cannot connect to \(endpoint): \(lastConnectError)"), abrupt: true)
+        perform(lifecycle.connectFailed(reason))
     }
 
     override func socketEvent(_ events: UInt32) {
         let error = Socket.pendingError(fd)
         if error != 0 {
-            lastConnectError = "\(addresses[addressIndex - 1]): \(errnoString(error))"
             loop.unregister(fd)
             Glibc.close(fd)
             fd = -1
-            tryNextAddress()
+            perform(lifecycle.connectFailed(errnoString(error)))
             return
         }
+        perform(lifecycle.connected())
+    }
+
+    private func startTLS() {
         guard attachTLS(context: context, isServer: false), let ssl else {
             close(HTTP2Error(.tlsFailed, "SSL_new failed: \(openSSLErrors())"), abrupt: true)
             return
@@ -150,70 +209,32 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     }
 
     override func handshakeFailure(_ detail: String) -> HTTP2Error {
-        if let ssl {
-            let verify = SSL_get_verify_result(ssl)
-            if verify != X509_V_OK {
-                let reason = String(cString: X509_verify_cert_error_string(verify))
-                let trust = switch configuration.trust {
-                case .system: "the system trust store"
-                case .caFile(let path): "CA file \(path)"
-                }
-                return HTTP2Error(.certificateVerificationFailed, "the certificate of \(endpoint) did not verify for name \(serverName) against \(trust): \(reason)")
-            }
-        }
-        if detail.contains("no application protocol") {
-            return HTTP2Error(.alpnRefused, "\(endpoint) refused ALPN h2 (TLS alert no_application_protocol): the server does not speak HTTP/2")
-        }
-        return HTTP2Error(.tlsFailed, "TLS handshake with \(endpoint) failed: \(detail)")
+        ClientHandshake.failure(ssl, detail: detail, endpoint: endpoint, serverName: serverName, trust: configuration.trust)
     }
 
     override func handshakeDidComplete() -> HTTP2Error? {
         guard let ssl else { return HTTP2Error(.tlsFailed, "TLS state lost after handshake") }
-        var protocolPointer: UnsafePointer<UInt8>?
-        var protocolLength: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &protocolPointer, &protocolLength)
-        let selected = protocolPointer.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(protocolLength)), as: UTF8.self) } ?? ""
-        guard selected == "h2" else {
-            let offered = selected.isEmpty ? "no ALPN protocol (the server ignored ALPN)" : "ALPN \"\(selected)\""
-            return HTTP2Error(.alpnRefused, "\(endpoint) negotiated \(offered); HTTP/2 over TLS (ALPN h2) is required")
+        if let error = ClientHandshake.alpnError(ssl, endpoint: endpoint) { return error }
+        switch ClientHandshake.makeSession(userData: Unmanaged.passUnretained(self).toOpaque()) {
+        case .success(let created):
+            session = created
+            return nil
+        case .failure(let error):
+            return error
         }
-        var callbacks: OpaquePointer?
-        nghttp2_session_callbacks_new(&callbacks)
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, ClientCallbacks.onHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, ClientCallbacks.onDataChunk)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, ClientCallbacks.onFrame)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, ClientCallbacks.onStreamClose)
-        var option: OpaquePointer?
-        nghttp2_option_new(&option)
-        defer { nghttp2_option_del(option) }
-        // Until the server's SETTINGS arrive, assume one stream (APNs token connections start there).
-        nghttp2_option_set_peer_max_concurrent_streams(option, 1)
-        // Requests are independent: no RFC 7540 priority tree to keep, so closed streams are
-        // forgotten at once (with SETTINGS_NO_RFC7540_PRIORITIES below).
-        nghttp2_option_set_no_closed_streams(option, 1)
-        var created: OpaquePointer?
-        let result = nghttp2_session_client_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
-        guard result == 0, let created else {
-            return HTTP2Error(.internalError, "nghttp2_session_client_new failed: \(String(cString: nghttp2_strerror(result)))")
-        }
-        session = created
-        var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
-        ]
-        _ = nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)
-        return nil
     }
 
-    /// The server's first SETTINGS arrived: the connection is ready.
-    private func connectDidFinish() {
+    /// Ends `connect`'s wait: with success once the server's first SETTINGS arrived, else with
+    /// the error `connect` throws.
+    private func finishConnect(_ error: HTTP2Error?) {
         guard let continuation = connectContinuation else { return }
         connectContinuation = nil
         if let connectTimer { loop.cancelTimer(connectTimer) }
         connectTimer = nil
+        if let error {
+            continuation.resume(throwing: error)
+            return
+        }
         usable.store(true, ordering: .releasing)
         scheduleIdlePing()
         continuation.resume()
@@ -251,24 +272,17 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     }
 
     private func accept(_ request: PendingRequest) {
-        if let refusal = refusalForNewRequests() {
+        if let refusal = lifecycle.refusal {
             request.finish(.failure(refusal))
             return
         }
+        enqueue(request)
+    }
+
+    private func enqueue(_ request: PendingRequest) {
         queue.append(request)
         queuedCount.store(queue.count, ordering: .relaxed)
         noteDeadline(request.deadline)
-    }
-
-    private func refusalForNewRequests() -> HTTP2Error? {
-        if let goAway {
-            return HTTP2Error(.goAway, "\(endpoint) sent GOAWAY (\(HTTP2Error.errorCodeName(goAway.errorCode)), last stream \(goAway.lastStreamID)\(goAway.debugData.isEmpty ? "" : ", debug data \(goAway.debugText)")); the request was not sent",
-                              isRetryable: true, goAway: goAway, http2ErrorCode: goAway.errorCode)
-        }
-        if isClosed || closing != nil {
-            return HTTP2Error(.closed, "the connection to \(endpoint) is closing; the request was not sent", isRetryable: true)
-        }
-        return nil
     }
 
     /// Responses finished since the last write pass.
@@ -283,15 +297,11 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
     override func willFlush() {
         finishedSinceFlush = 0
         submitQueued()
-        if closing != nil, !terminated, queue.isEmpty, active.isEmpty, let session {
-            // Drained: say goodbye; nghttp2 then stops wanting I/O and the driver closes.
-            terminated = true
-            _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_NO_ERROR.rawValue))
-        }
+        if queue.isEmpty, active.isEmpty { perform(lifecycle.streamsDrained()) }
     }
 
     private func submitQueued() {
-        guard let session, connectContinuation == nil, goAway == nil, !isClosed else { return }
+        guard let session, lifecycle.opensStreams, !isClosed else { return }
         let limit = Int(min(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS), UInt32(Int32.max)))
         let now = EventLoop.now()
         while active.count < limit, let request = queue.popFirst() {
@@ -328,8 +338,7 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         if streamID < 0 {
             if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
                 // Stream IDs are used up (2^31 / 2 requests): finish what runs, then close.
-                usable.store(false, ordering: .releasing)
-                if closing == nil { closing = .drain }
+                perform(lifecycle.streamIDsExhausted())
             }
             let reason = String(cString: nghttp2_strerror(streamID))
             pending.finish(.failure(HTTP2Error(.protocolError, "cannot submit \(request) to \(endpoint): \(reason)", isRetryable: true)))
@@ -407,136 +416,19 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
         }
     }
 
-    // MARK: Pings (loop thread)
-
-    func ping(_ completion: @escaping (Result<Duration, HTTP2Error>) -> Void) {
-        guard let session, !isClosed, connectContinuation == nil else {
-            completion(.failure(HTTP2Error(.closed, "the connection to \(endpoint) is closed; cannot PING")))
-            return
-        }
-        let opaque = nextPingOpaque
-        nextPingOpaque += 1
-        var bytes = opaque.bigEndian
-        let result = withUnsafeBytes(of: &bytes) { raw in
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.bindMemory(to: UInt8.self).baseAddress)
-        }
-        guard result == 0 else {
-            completion(.failure(HTTP2Error(.protocolError, "cannot send PING: \(String(cString: nghttp2_strerror(result)))")))
-            return
-        }
-        let timer = loop.schedule(after: configuration.pingTimeout) { [self] in
-            close(HTTP2Error(.pingTimeout, "\(endpoint) did not acknowledge a PING within \(configuration.pingTimeout)"), abrupt: true)
-        }
-        pings.append((opaque, EventLoop.now(), timer, completion))
-        loop.flushSoon(self)
-    }
-
-    private func pingAcknowledged(_ opaque: UInt64) {
-        guard let index = pings.firstIndex(where: { $0.opaque == opaque }) else { return }
-        let ping = pings.remove(at: index)
-        loop.cancelTimer(ping.timer)
-        ping.completion(.success(.nanoseconds(Int64(EventLoop.now() - ping.start))))
-    }
-
-    private func scheduleIdlePing() {
-        guard let interval = configuration.idlePingInterval, interval > .zero else { return }
-        let intervalNS = interval.nanoseconds
-        let now = EventLoop.now()
-        let idleFor = now - min(now, lastReadTime)
-        let wait = idleFor >= intervalNS ? intervalNS : intervalNS - idleFor
-        idleTimer = loop.schedule(after: .nanoseconds(Int64(wait))) { [self] in
-            idleTimer = nil
-            guard !isClosed else { return }
-            let now = EventLoop.now()
-            if now - min(now, lastReadTime) >= intervalNS && pings.isEmpty {
-                ping { _ in }
-            }
-            scheduleIdlePing()
-        }
-    }
-
     // MARK: Close (loop thread)
 
-    func beginClose(_ mode: CloseMode) {
-        let refusal = HTTP2Error(.closed, "the connection to \(endpoint) is closing; the request was not sent", isRetryable: true)
-        let late = inbox.withLock { inbox -> [PendingRequest] in
-            if inbox.refusal == nil { inbox.refusal = refusal }
-            let items = inbox.requests
-            inbox.requests.removeAll()
-            return items
-        }
-        usable.store(false, ordering: .releasing)
-        for request in late { accept(request) }
-        if closing == .immediately { return }
-        closing = mode
-        guard session != nil, connectContinuation == nil else {
-            close(HTTP2Error(.closed, "the connection to \(endpoint) was closed by the client before it was ready"), abrupt: true)
-            return
-        }
-        if mode == .immediately {
-            let error = HTTP2Error(.closed, "the connection to \(endpoint) was closed by the client")
-            for request in queue.removeAll() { request.finish(.failure(error.retryable(true))) }
-            for request in active.values { request.finish(.failure(error)) }
-            active.removeAll()
-            activeCount.store(0, ordering: .relaxed)
-        }
-        loop.flushSoon(self)
+    func beginClose(_ mode: ClientConnectionLifecycle.CloseMode) {
+        perform(lifecycle.closeRequested(mode))
     }
 
     override func transportDidClose(_ error: HTTP2Error?) {
-        for timer in [connectTimer, deadlineTimer, idleTimer].compactMap({ $0 }) { loop.cancelTimer(timer) }
-        connectTimer = nil
-        deadlineTimer = nil
-        idleTimer = nil
-        usable.store(false, ordering: .releasing)
-        let clientClosed = closing != nil && error == nil
-        var reason: HTTP2Error? = error
-        if let goAway {
-            let closeNote = error.map { " (then: \($0.message))" } ?? ""
-            reason = HTTP2Error(.goAway, "\(endpoint) sent GOAWAY (\(HTTP2Error.errorCodeName(goAway.errorCode)), last stream \(goAway.lastStreamID)\(goAway.debugData.isEmpty ? "" : ", debug data \(goAway.debugText)"))\(closeNote)",
-                                goAway: goAway, http2ErrorCode: goAway.errorCode)
-        }
-        if let continuation = connectContinuation {
-            connectContinuation = nil
-            continuation.resume(throwing: error ?? HTTP2Error(.connectionClosed, "\(endpoint) closed the connection before its SETTINGS"))
-        }
-        let failure = reason ?? (clientClosed
-            ? HTTP2Error(.closed, "the connection to \(endpoint) was closed by the client")
-            : HTTP2Error(.connectionClosed, "the connection to \(endpoint) closed"))
-        let refusal = HTTP2Error(failure.code, "\(failure.message); the request was not sent", isRetryable: true, goAway: failure.goAway, http2ErrorCode: failure.http2ErrorCode)
-        for (streamID, request) in active {
-            if let goAway, streamID > goAway.lastStreamID {
-                request.finish(.failure(HTTP2Error(.goAway, "\(endpoint) sent GOAWAY with last stream \(goAway.lastStreamID); stream \(streamID) was not processed", isRetryable: true, goAway: goAway, http2ErrorCode: goAway.errorCode)))
-            } else {
-                request.finish(.failure(HTTP2Error(failure.code, "\(failure.message) before the response on stream \(streamID) was complete", goAway: failure.goAway, http2ErrorCode: failure.http2ErrorCode)))
-            }
-        }
-        active.removeAll()
-        for request in queue.removeAll() { request.finish(.failure(refusal)) }
-        let late = inbox.withLock { inbox -> [PendingRequest] in
-            if inbox.refusal == nil { inbox.refusal = refusal }
-            let items = inbox.requests
-            inbox.requests.removeAll()
-            return items
-        }
-        for request in late { request.finish(.failure(refusal)) }
-        for ping in pings {
-            loop.cancelTimer(ping.timer)
-            ping.completion(.failure(failure))
-        }
-        pings.removeAll()
-        queuedCount.store(0, ordering: .relaxed)
-        activeCount.store(0, ordering: .relaxed)
-        let waiters = closeState.withLock { state -> [@Sendable (HTTP2Error?) -> Void] in
-            state.isClosed = true
-            state.error = clientClosed && goAway == nil ? nil : failure
-            let waiters = state.waiters
-            state.waiters.removeAll()
-            return waiters
-        }
-        let finalError = closeState.withLock { $0.error }
-        for waiter in waiters { waiter(finalError) }
-        if ownsLoop { loop.stop() }
+        perform(lifecycle.transportClosed(error))
+    }
+
+    /// A PING was not acknowledged in time.
+    func pingTimedOut() {
+        perform(lifecycle.pingTimedOut())
     }
 
     // MARK: nghttp2 events (loop thread, from callbacks)
@@ -550,18 +442,12 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
                 let value = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
                 remoteMaxStreams.store(Int(min(value, UInt32(Int32.max))), ordering: .relaxed)
             }
-            connectDidFinish()
+            perform(lifecycle.settingsReceived())
             loop.flushSoon(self)
         case NGHTTP2_GOAWAY.rawValue:
             let goAwayFrame = frame.pointee.goaway
             let data = goAwayFrame.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAwayFrame.opaque_data_len)) } ?? []
-            let details = HTTP2Error.GoAway(lastStreamID: goAwayFrame.last_stream_id, errorCode: goAwayFrame.error_code, debugData: data)
-            goAway = details
-            usable.store(false, ordering: .releasing)
-            let refusal = refusalForNewRequests()!
-            inbox.withLock { $0.refusal = refusal }
-            for request in queue.removeAll() { request.finish(.failure(refusal)) }
-            queuedCount.store(0, ordering: .relaxed)
+            perform(lifecycle.goAwayReceived(HTTP2Error.GoAway(lastStreamID: goAwayFrame.last_stream_id, errorCode: goAwayFrame.error_code, debugData: data)))
         case NGHTTP2_PING.rawValue where flags & NGHTTP2_FLAG_ACK.rawValue != 0:
             let opaque = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { $0.loadUnaligned(as: UInt64.self) }
             pingAcknowledged(UInt64(bigEndian: opaque))
@@ -581,8 +467,8 @@ final class ClientSession: SessionDriver, @unchecked Sendable {
             return
         }
         let what = "\(request.request) on stream \(streamID) to \(endpoint)"
-        if let goAway, streamID > goAway.lastStreamID {
-            request.finish(.failure(HTTP2Error(.goAway, "\(endpoint) sent GOAWAY with last stream \(goAway.lastStreamID); \(what) was not processed", isRetryable: true, goAway: goAway, http2ErrorCode: goAway.errorCode)))
+        if let notProcessed = lifecycle.notProcessed(streamID: streamID, what) {
+            request.finish(.failure(notProcessed))
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             request.finish(.failure(HTTP2Error(.refusedStream, "\(endpoint) refused \(what) (RST_STREAM REFUSED_STREAM); it was not processed", isRetryable: true, http2ErrorCode: errorCode)))
         } else if errorCode == NGHTTP2_NO_ERROR.rawValue {

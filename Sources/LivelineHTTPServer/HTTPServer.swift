@@ -18,6 +18,10 @@ import Glibc
 ///
 /// - Important: call `stop()` before dropping the last reference; a server that is not stopped
 ///   keeps serving until the process exits.
+///
+/// Module: LivelineHTTPServer owns HTTP/1.1 on libmicrohttpd: requests, responses, streamed bodies,
+/// limits and stopping. It must never import another Liveline module: routes and what they mean
+/// belong to the service and the dashboard.
 public final class HTTPServer: Sendable {
     /// A request handler: every request gets the response it returns.
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse

@@ -9,6 +9,10 @@ import LivelineCore
 /// current tokens and activities directly (the streams may never yield when the system woke the app
 /// for a token), deletes the tokens of activities that ended while the app was not running, and
 /// then observes the streams. Decisions live here; the ActivityKit adapter only forwards values.
+///
+/// Module: LivelineKit owns the app side: the app API client, the token uploader and this
+/// coordinator over ActivityKit. It imports LivelineCore only, with Foundation, and must build for
+/// iOS: it must never import the simulator, the service, the store, the transport or a C library.
 public actor LiveActivityCoordinator {
     /// What the coordinator does, beyond the activity kinds it watches.
     public struct Configuration: Sendable {

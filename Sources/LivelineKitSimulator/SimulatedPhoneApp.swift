@@ -6,6 +6,10 @@ import LivelineSimulator
 /// The app on a simulated iPhone, running LivelineKit as an iOS app would: a coordinator over the
 /// phone's ActivityKit (`SimulatedActivityKit`), an uploader with its queue in `directory`, talking
 /// to the configured service. Each `look` hands it what the simulator shows now.
+///
+/// Module: LivelineKitSimulator owns the simulated iPhones' apps, the bridge between LivelineKit
+/// and the simulator's devices. It imports LivelineCore, LivelineKit and LivelineSimulator only; it
+/// must never import the service or the store (it reaches the service over HTTP, as an app does).
 public actor SimulatedPhoneApp {
     public let activityKit: SimulatedActivityKit
     public let uploader: TokenUploader

@@ -32,6 +32,10 @@ import CLibPQ
 ///   terminated) fails the call in progress with `PostgresError.isConnectionLost`; the next call
 ///   outside a transaction reconnects by itself (`PQreset`). A transaction whose connection was
 ///   lost fails to its end: nothing it did is kept, and nothing after it runs outside it.
+///
+/// Module: LivelinePostgres owns one PostgreSQL connection through libpq: statements, typed rows,
+/// errors, reconnection, listeners and migrations. It imports libpq only and must never import
+/// another Liveline module: what the tables mean is LivelineStore's business.
 public final class PostgresConnection: @unchecked Sendable {
     /// How a connection is made.
     public struct Options: Sendable {

@@ -11,6 +11,11 @@ import LivelineUI
 /// ```
 /// A server-driven layout (`uiJsonData`) is drawn as the device decodes it, its decoding warnings
 /// carried in the document; a typed activity (`FlightAttributes`) through its template.
+///
+/// Module: LivelinePreview owns the text and HTML previews of a layout, a payload or a typed
+/// activity. It imports LivelineCore and LivelineUI only (Foundation, no C library); it must never
+/// import the browser (taking PNGs is the caller's job), the simulator, the service or the
+/// transport.
 public enum ActivityPreview {
     /// From a whole APNs body (typed flight or server-driven UI) as JSON bytes.
     ///

@@ -26,6 +26,10 @@ import CSQLite
 ///
 /// Double-quoted string literals are turned off (`SQLITE_DBCONFIG_DQS_DML`/`DDL`): write strings
 /// in single quotes; `"name"` is always an identifier.
+///
+/// Module: LivelineSQLite owns one SQLite connection: statements, rows, transactions and
+/// migrations. It imports SQLite's C library only and must never import another Liveline module:
+/// what the tables mean is LivelineStore's business.
 public final class SQLiteDatabase: @unchecked Sendable {
     /// How a connection is set up when it opens.
     public struct Options: Sendable {

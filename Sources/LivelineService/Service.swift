@@ -7,6 +7,11 @@ import LivelineUI
 
 /// Liveline's service: the token registry, fan-out by logical activity id, and the outbox that
 /// delivers every accepted send. `ServiceServer` puts it on HTTP.
+///
+/// Module: LivelineService owns `liveline serve`: the API and its OpenAPI document, fan-out, the
+/// outbox workers, webhooks and metrics. It imports LivelineCore, LivelineUI, LivelineCrypto,
+/// LivelineAPNS, LivelineStore and LivelineHTTPServer; it must never import the simulator or the
+/// dashboard (they sit above it), nor a database's module directly: storage goes through `Store`.
 public final class Service: Sendable {
     let store: any Store
     let configuration: ServiceConfiguration

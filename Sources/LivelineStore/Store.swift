@@ -17,6 +17,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 ///
 /// Every read and write goes through one transaction: an error thrown inside the body, by the
 /// store or by the caller, rolls back everything the body did. No SQL lives outside the store.
+///
+/// Module: LivelineStore owns the service's storage: this protocol, its SQLite and PostgreSQL
+/// stores, their schema and group commit. It imports LivelineSQLite and LivelinePostgres only; it
+/// must never import the service, APNs, HTTP or the payload contract: it stores bytes and records,
+/// and the service gives them meaning.
 public protocol Store: Sendable {
     /// Runs `body` in one write transaction.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T

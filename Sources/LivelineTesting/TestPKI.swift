@@ -14,6 +14,12 @@ import Synchronization
 ///
 /// - Important: These are test credentials; a CA from one `TestPKI` does not trust the
 ///   certificates of another, which is how tests get an "untrusted CA".
+///
+/// Module: LivelineTesting owns test support: certificates and keys made at run time, child
+/// processes, the reference servers (nghttpd, nginx) and throw-away PostgreSQL databases. It
+/// imports LivelineCrypto and LivelinePostgres only; it must never import the modules under test
+/// (the APNs client, the simulator, the service), so that tests check them against something
+/// independent.
 public struct TestPKI: Sendable {
     /// The directory holding every file below (removed by `remove()`).
     public let directory: URL

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCore
 import Testing
 
 @Suite struct APNSReasonTests {

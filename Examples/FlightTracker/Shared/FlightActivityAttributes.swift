@@ -10,6 +10,10 @@ import ActivityKit
 /// The same property names as the flight-tracker guide, and the same shape as LivelineCore's
 /// built-in `FlightAttributes`. The device decodes it with a default `JSONDecoder` (dates as
 /// seconds since 2001, a `nil` optional left out), which is how the synthesized `Codable` writes it.
+///
+/// Module: FlightTrackerShared owns the attributes type the example's app, widget and backend
+/// share. It imports LivelineCore only (and ActivityKit on iOS), so that it builds for the app:
+/// it must never import the client, the simulator or the service.
 public struct FlightActivityAttributes: LivelineCore.ActivityAttributes {
     /// Where the flight stands, as shown on the Lock Screen.
     public enum Status: String, Codable, Hashable, Sendable, CaseIterable {

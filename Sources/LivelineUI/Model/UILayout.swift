@@ -1,6 +1,11 @@
 import LivelineCore
 
 /// A whole Live Activity UI: the content of each region plus the two tints.
+///
+/// Module: LivelineUI owns server-driven UI in Voltra's wire format: the layout model, the DSL, the
+/// encoder and decoder, the budget and the typed templates. It imports LivelineCore (and brotli)
+/// only; it must never import the transport, the simulator, the service or the previews
+/// (LivelinePreview imports it, not the other way).
 public struct UILayout: Sendable {
     /// Region contents; absent regions are not emitted.
     public var regions: [Region: RegionContent]

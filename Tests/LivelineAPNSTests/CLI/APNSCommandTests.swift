@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPNS
+import LivelineCore
 import LivelineCrypto
 import LivelineTesting
 import Testing
