@@ -24,6 +24,9 @@ import PackageDescription
 //   LivelineCrypto, LivelinePostgres <- LivelineTesting (run-time certificates and keys, reference servers, PostgreSQL)
 //   LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
 //   LivelineCommandLine (argument parsing, help, console; Foundation only) <- liveline, liveline-bench
+//   LivelineCommandLine, LivelineCore, LivelinePreview, LivelineBrowser, LivelineTesting <- LivelineToolSupport
+//     (what liveline and liveline-bench share beyond it: the service's JSON client, preview PNGs, the parent
+//     watch; neither it nor LivelineCommandLine is a product)
 //   everything <- liveline (the command-line tool)
 //   everything <- liveline-bench (the benchmarks, Benchmarks/)
 //   LivelineCore <- FlightTrackerShared (Examples/FlightTracker: the attributes type)
