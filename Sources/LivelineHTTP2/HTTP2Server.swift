@@ -7,11 +7,25 @@ import Glibc
 
 /// An HTTP/2 server over TLS (ALPN `h2` only) calling a handler for each complete request.
 ///
+/// LivelineHTTP2 owns the transport: sockets, TLS (OpenSSL), HTTP/2 framing (nghttp2), the
+/// event loop and its timers, on both the client and the server side. It must never import a
+/// Liveline module; the simulator and the APNs client build on it, not the other way round.
+///
 /// Threading: one event-loop thread (epoll) accepts connections and runs every connection's
-/// TLS and nghttp2 session. The handler is called on that thread: answer at once with the
-/// responder for the fastest path, or keep the responder and answer later from any thread or
-/// task (it is `Sendable`), with `respond(..., after:)` for a delayed answer. Never block the
-/// handler.
+/// TLS and nghttp2 session; it does I/O only when the handler runs elsewhere. Where the handler
+/// runs is `HTTP2ServerConfiguration.execution`:
+/// - `.loop` (the default): on the loop thread, as each request completes. Answer at once for
+///   the fastest path, or keep the responder and answer later; never block.
+/// - `.workers(count:stackSize:)`: on serial worker threads of the server's own, a connection
+///   always on the same one, in arrival order; the loop hands each worker the requests of one
+///   loop iteration together, and the answers and connection controls a handler issues on its
+///   worker during a batch go back to the loop together, in the order issued. The handler may
+///   do real work there (parsing, signatures, state), but what it blocks on delays the other
+///   connections of its worker.
+/// Either way the responder is `Sendable`: answer from any thread or task, with
+/// `respond(..., after:)` for a delayed answer. `stop()` lets the workers finish the requests
+/// handed to them (their answers are sent), ends the worker threads, then closes every
+/// connection and ends the loop thread; no thread outlives it.
 public final class HTTP2Server: Sendable {
     /// A request handler: answer through the responder, now or later.
     public typealias Handler = @Sendable (HTTP2ServerRequest, HTTP2ServerResponder) -> Void
@@ -31,6 +45,7 @@ public final class HTTP2Server: Sendable {
 
     /// A server dropped without `stop()` stops, so its thread and sockets end.
     deinit {
+        core.stopWorkers()
         core.loop.execute { [core] in core.shutdown() }
     }
 
@@ -39,7 +54,7 @@ public final class HTTP2Server: Sendable {
     ///   - configuration: identity, address, stream limit, client certificates.
     ///   - onConnection: called on the loop thread when a connection finished its TLS handshake,
     ///     before its first SETTINGS (call `setMaxConcurrentStreams` here to start it lower).
-    ///   - handler: called on the loop thread for each complete request.
+    ///   - handler: called for each complete request, on the thread `configuration.execution` names.
     /// - Throws: `HTTP2Error` `.invalidArgument` for unusable files or values, `.resolveFailed`
     ///   when a host name does not resolve within `resolveTimeout`, `.listenFailed` when the
     ///   address cannot be bound.
@@ -59,6 +74,9 @@ public final class HTTP2Server: Sendable {
         guard configuration.maxHeaderListSize >= 1 else {
             throw HTTP2Error(.invalidArgument, "maxHeaderListSize \(configuration.maxHeaderListSize) must be at least 1 byte")
         }
+        if case .workers(let count, let stackSize) = configuration.execution, count < 1 || stackSize < 1 << 16 {
+            throw HTTP2Error(.invalidArgument, "execution .workers(count: \(count), stackSize: \(stackSize)) needs at least 1 worker and 65,536 bytes of stack")
+        }
         guard configuration.idleTimeout > .zero, configuration.handshakeTimeout > .zero, configuration.resolveTimeout > .zero else {
             throw HTTP2Error(.invalidArgument, "idleTimeout (\(configuration.idleTimeout)), handshakeTimeout (\(configuration.handshakeTimeout)) and resolveTimeout (\(configuration.resolveTimeout)) must be positive")
         }
@@ -77,8 +95,10 @@ public final class HTTP2Server: Sendable {
         // nobody waits for the thread.
         let listening = core.startListening()
         loop.start()
+        core.startWorkers(name: "h2w \(listener.address.port)")
         guard listening else {
             loop.stop()
+            core.stopWorkers()
             throw HTTP2Error(.listenFailed, "cannot watch the listening socket on \(listener.address)")
         }
         return HTTP2Server(host: configuration.host, port: listener.address.port, core: core)
@@ -104,8 +124,11 @@ public final class HTTP2Server: Sendable {
     /// How many connections were accepted and finished their handshake so far.
     public var acceptedConnections: Int { core.acceptedCount.load(ordering: .relaxed) }
 
-    /// Stops accepting, closes every connection (GOAWAY, then close) and stops the loop thread.
+    /// Lets the workers (if any) answer the requests handed to them and ends their threads,
+    /// then stops accepting, closes every connection (GOAWAY, then close) and stops the loop thread.
     public func stop() async {
+        core.stopWorkers()
+        for worker in core.workers { await worker.waitUntilEnded() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             core.loop.execute { [core] in
                 core.shutdown()
@@ -115,12 +138,12 @@ public final class HTTP2Server: Sendable {
     }
 }
 
-/// Shared state of a server: the listener, the sessions, the handler.
+/// Shared state of a server: the listener, the sessions, the handler and its workers.
 ///
-/// Thread confinement: `sessions` and the listening descriptor are used on the loop thread
-/// only; `openConnections` (a `Mutex`) and `acceptedCount` (an `Atomic`) are read from any
+/// Thread confinement: `sessions`, `handoff` and the listening descriptor are used on the loop
+/// thread only; `openConnections` (a `Mutex`) and `acceptedCount` (an `Atomic`) are read from any
 /// thread. Everything else is immutable.
-final class ServerCore: EventLoopHandler, @unchecked Sendable {
+final class ServerCore: EventLoopHandler, EventLoopFlushable, @unchecked Sendable {
     let loop: EventLoop
     let context: TLSContext
     let configuration: HTTP2ServerConfiguration
@@ -128,6 +151,11 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
     let onConnection: (@Sendable (HTTP2ServerConnection) -> Void)?
     let openConnections = Mutex<[UInt64: HTTP2ServerConnection]>([:])
     let acceptedCount = Atomic<Int>(0)
+    /// The handler's threads with `.workers`; empty with `.loop`.
+    let workers: [ServerWorker]
+    /// Requests completed in this loop iteration, by worker, handed over at its end.
+    private var handoff: [[ServerWorker.Job]]
+    var isFlushQueued = false
     private var listenFD: Int32
     private var sessions: [UInt64: ServerSession] = [:]
     private var nextID: UInt64 = 1
@@ -144,6 +172,48 @@ final class ServerCore: EventLoopHandler, @unchecked Sendable {
         self.configuration = configuration
         self.onConnection = onConnection
         self.handler = handler
+        if case .workers(let count, _) = configuration.execution {
+            workers = (0..<count).map { _ in ServerWorker(loop: loop, handler: handler) }
+        } else {
+            workers = []
+        }
+        handoff = Array(repeating: [], count: workers.count)
+    }
+
+    func startWorkers(name: String) {
+        guard case .workers(_, let stackSize) = configuration.execution else { return }
+        for (index, worker) in workers.enumerated() { worker.start(name: "\(name)/\(index)", stackSize: stackSize) }
+    }
+
+    /// Asks every worker to finish what it was handed and end. Callable from any thread.
+    func stopWorkers() {
+        for worker in workers { worker.stop() }
+    }
+
+    /// Runs the handler for a complete request: at once on the loop thread, or queued for the
+    /// connection's worker until the end of this loop iteration. Loop thread only.
+    func dispatch(_ request: HTTP2ServerRequest, _ responder: HTTP2ServerResponder) {
+        guard !workers.isEmpty else {
+            handler(request, responder)
+            return
+        }
+        handoff[Int(request.connection.id % UInt64(workers.count))].append((request, responder))
+        loop.flushSoon(self)
+    }
+
+    /// Hands each worker the requests of this iteration, one batch (and one wake-up) each.
+    func flushAtEndOfIteration() {
+        for index in handoff.indices where !handoff[index].isEmpty {
+            workers[index].submit(handoff[index])
+            handoff[index].removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Queues `work` with the calling worker's batch of answers; false when the caller is not a
+    /// worker inside a batch (then the caller sends it to the loop itself).
+    func postFromWorker(_ work: @escaping @Sendable () -> Void) -> Bool {
+        for worker in workers where worker.post(work) { return true }
+        return false
     }
 
     func startListening() -> Bool {

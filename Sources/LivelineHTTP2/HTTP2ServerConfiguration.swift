@@ -37,6 +37,9 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// Longest `HTTP2Server.start` waits for the system resolver when `host` is a name (a
     /// numeric address needs none); then it fails with `.resolveFailed`. Default 5 seconds.
     public var resolveTimeout: Duration
+    /// Which thread runs the handler: the loop thread (`.loop`, the default) or worker threads
+    /// of the server's own (`.workers`), which keeps the loop doing I/O only.
+    public var execution: HTTP2ServerExecution
 
     /// Creates a configuration.
     public init(
@@ -51,7 +54,8 @@ public struct HTTP2ServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(300),
         maxRequestBodySize: Int = 1 << 20,
         acceptsClientsWithoutALPN: Bool = false,
-        resolveTimeout: Duration = .seconds(5)
+        resolveTimeout: Duration = .seconds(5),
+        execution: HTTP2ServerExecution = .loop
     ) {
         self.identity = identity
         self.host = host
@@ -65,5 +69,6 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.maxRequestBodySize = maxRequestBodySize
         self.acceptsClientsWithoutALPN = acceptsClientsWithoutALPN
         self.resolveTimeout = resolveTimeout
+        self.execution = execution
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// One client connection to an `HTTP2Server`: who it is, and controls a test server or the APNs
 /// simulator needs (change the stream limit, GOAWAY, drop, close). Callable from any thread;
-/// the work runs on the server's loop thread.
+/// the work runs on the server's loop thread, in the order issued by the calling thread.
 public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// A number unique within the server, increasing in accept order (from 1).
     public let id: UInt64
@@ -72,7 +72,7 @@ public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConver
 
     func respond(streamID: Int32, response: HTTP2ServerResponse, delay: Duration?) {
         if let delay, delay > .zero {
-            session.loop.execute { [session] in
+            onLoop { session in
                 session.loop.schedule(after: delay) { session.respond(streamID: streamID, response: response) }
             }
         } else {
@@ -84,12 +84,17 @@ public final class HTTP2ServerConnection: Sendable, Hashable, CustomStringConver
         onLoop { $0.reset(streamID: streamID, errorCode: errorCode) }
     }
 
+    /// Runs `work` on the loop thread: at once when called there, with the batch's other answers
+    /// when called by a server worker inside a batch (in the order issued), else through the
+    /// loop's queue.
     private func onLoop(_ work: @escaping @Sendable (ServerSession) -> Void) {
         if session.loop.inLoop {
             work(session)
-        } else {
-            session.loop.execute { [session] in work(session) }
+            return
         }
+        let session = self.session
+        let run: @Sendable () -> Void = { work(session) }
+        if !session.server.postFromWorker(run) { session.loop.execute(run) }
     }
 
     /// `#id ip:port`.

@@ -11,7 +11,7 @@ import Glibc
 /// Thread confinement: created and used only on the server loop's thread (the public
 /// `HTTP2ServerConnection` hops there); that is what makes `@unchecked Sendable` sound.
 final class ServerSession: SessionDriver, @unchecked Sendable {
-    private let server: ServerCore
+    let server: ServerCore
     private let id: UInt64
     private var streams: [Int32: ServerStream] = [:]
     private var header = HeaderBlock()
@@ -283,7 +283,7 @@ final class ServerSession: SessionDriver, @unchecked Sendable {
             method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
             headers: HTTP2Headers(stream.headers), body: stream.body, streamID: stream.streamID, connection: handle)
         request.neverIndexedFields = stream.neverIndexed
-        server.handler(request, HTTP2ServerResponder(connection: handle, streamID: stream.streamID))
+        server.dispatch(request, HTTP2ServerResponder(connection: handle, streamID: stream.streamID))
         loop.flushSoon(self)
     }
 

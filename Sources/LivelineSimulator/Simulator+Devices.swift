@@ -25,8 +25,7 @@ extension Simulator {
     public func add(_ key: ProviderKey) {
         state.withLock { s in
             s.keysByID[key.keyID] = key
-            s.jwtCache.removeAll()  // tokens refused for want of this key may verify now
-            s.lastAuthorization = nil
+            s.memo.keysChanged()  // tokens refused for want of this key may verify now
         }
     }
 

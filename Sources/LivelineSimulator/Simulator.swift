@@ -16,6 +16,16 @@ import Synchronization
 /// ```
 ///
 /// Every method is thread-safe: the state sits behind one mutex.
+///
+/// LivelineSimulator owns the simulated APNs and iPhones: APNs' request rules
+/// (`SimulatorState` and its extensions), ActivityKit's device rules, the inspection and control
+/// APIs, and `SimulatorServer`, which serves them over LivelineHTTP2. Threads: none of its own
+/// in-process (callers' threads take the mutex); behind `SimulatorServer`, the HTTP/2 server's
+/// loop thread does the I/O and its worker thread runs every request (validation, delivery, the
+/// state change), so the loop never waits for the mutex. It builds on LivelineCore,
+/// LivelineCrypto, LivelineUI and LivelineHTTP2, and must never import LivelineAPNS,
+/// LivelineService, LivelineStore or LivelineKit: it plays APNs for them, so it cannot share
+/// their code or their mistakes.
 public final class Simulator: Sendable {
     let state: Mutex<SimulatorState>
     /// The clock every rule reads (JWT age, stale dates, budgets, the 8- and 12-hour limits).

@@ -10,6 +10,11 @@ import Synchronization
 /// Token connections start at one stream until their first valid push; the simulator's
 /// connection actions (SETTINGS changes, GOAWAY with a JSON reason, drops, resets, latency) are
 /// carried out on the real connection.
+///
+/// Threading: the HTTP/2 server's loop thread does the I/O (TLS, framing); every request is
+/// handled on the server's worker thread (`HTTP2ServerExecution.worker`, 8 MiB of stack): JSON,
+/// ES256, brotli and Voltra decoding and the state change all run there, and the answer with
+/// its connection actions goes back to the loop in order.
 public final class SimulatorServer: Sendable {
     /// The simulator it serves (inspect or drive it in-process too).
     public let simulator: Simulator
@@ -21,9 +26,9 @@ public final class SimulatorServer: Sendable {
     public let caFile: String
     private let server: HTTP2Server
     /// Each open connection and what APNs remembers about it.
-    private let connections: Box<Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>>
+    private let connections: Box<Mutex<[UInt64: ConnectionSlot]>>
 
-    private init(simulator: Simulator, server: HTTP2Server, caFile: String, connections: Box<Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>>) {
+    private init(simulator: Simulator, server: HTTP2Server, caFile: String, connections: Box<Mutex<[UInt64: ConnectionSlot]>>) {
         self.simulator = simulator
         self.server = server
         self.host = server.host
@@ -48,8 +53,9 @@ public final class SimulatorServer: Sendable {
         simulator: Simulator, certificates: SimulatorCertificates, host: String = "127.0.0.1", port: Int = 0,
         maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil, inspectionToken: String? = nil
     ) throws(HTTP2Error) -> SimulatorServer {
-        // Shared between the loop thread (handler) and readers; only touched under the mutex.
-        let table = Box(Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>([:]))
+        // Written by the loop thread (open, close), read by the worker and by readers; only
+        // touched under the mutex, for a lookup.
+        let table = Box(Mutex<[UInt64: ConnectionSlot]>([:]))
         // The simulator answers the first request after its own idle time with IdleTimeout, as
         // APNs does; the transport closes a silent connection only later, so that answer is seen.
         let simulatorIdle = simulator.state.withLock { $0.config.idleTimeout }
@@ -58,14 +64,15 @@ public final class SimulatorServer: Sendable {
             host: host, port: port, maxConcurrentStreams: maxConcurrentStreams, clientCAFile: clientCAFile,
             idleTimeout: .seconds(max(300, simulatorIdle + 60)),
             // APNs speaks HTTP/2 to TLS clients that offer no ALPN (aioapns 2.2 and older Pushy rely on it).
-            acceptsClientsWithoutALPN: true)
+            acceptsClientsWithoutALPN: true,
+            execution: .worker)
         let server = try HTTP2Server.start(
             configuration: configuration,
             onConnection: { connection in
                 let auth = Self.authentication(for: connection, simulator: simulator)
                 let state = simulator.newConnection(authentication: auth)
                 if state.maxConcurrentStreams != maxConcurrentStreams { connection.setMaxConcurrentStreams(state.maxConcurrentStreams) }
-                table.value.withLock { t in t[connection.id] = (connection, state) }
+                table.value.withLock { t in t[connection.id] = ConnectionSlot(connection: connection, state: state) }
                 // Registered after the entry exists, so a connection that closed already removes it at once.
                 let id = connection.id
                 connection.whenClosed { table.value.withLock { t in _ = t.removeValue(forKey: id) } }
@@ -81,7 +88,8 @@ public final class SimulatorServer: Sendable {
 
     /// The state of every connection opened so far that is still open.
     public var connectionStates: [ConnectionState] {
-        connections.value.withLock { t in t.values.filter { $0.connection.isOpen }.sorted { $0.connection.id < $1.connection.id }.map(\.state) }
+        let slots = connections.value.withLock { t in t.values.filter { $0.connection.isOpen }.sorted { $0.connection.id < $1.connection.id } }
+        return slots.map { slot in slot.state.withLock { $0 } }
     }
 
     /// Stops serving: GOAWAY to every connection, then close.
@@ -93,8 +101,10 @@ public final class SimulatorServer: Sendable {
         return .certificate(bundleID: uid, environment: environment, valid: true)
     }
 
+    /// Answers one request on the server's worker thread (a connection's requests one at a time,
+    /// in order), then carries out its connection actions.
     static func handle(_ request: HTTP2ServerRequest, responder: HTTP2ServerResponder,
-                       simulator: Simulator, table: borrowing Mutex<[UInt64: (connection: HTTP2ServerConnection, state: ConnectionState)]>,
+                       simulator: Simulator, table: borrowing Mutex<[UInt64: ConnectionSlot]>,
                        inspectionToken: String? = nil) {
         if request.path.hasPrefix("/simulator/") {
             respondToInspection(request, responder: responder, simulator: simulator, token: inspectionToken)
@@ -105,19 +115,27 @@ public final class SimulatorServer: Sendable {
         for field in request.headers.fields { requestHeaders.append(SimulatorRequest.Header(field.name, field.value)) }
         let simRequest = SimulatorRequest(method: request.method, path: request.path, authority: request.authority, headers: requestHeaders, body: request.body)
         let id = request.connection.id
-        // The connection's state is updated in place (lock order: this table, then the simulator's state).
-        let response = table.withLock { t in
-            var index = t.index(forKey: id)
-            if index == nil {
-                // Not tracked (closed, or opened before the hook ran): a state for this request only.
-                guard request.connection.isOpen else {
-                    var state = simulator.newConnection()
-                    return simulator.handle(simRequest, connection: &state)
-                }
-                t[id] = (request.connection, simulator.newConnection())
-                index = t.index(forKey: id)
+        var slot = table.withLock { $0[id] }
+        if slot == nil, request.connection.isOpen {
+            // Not tracked yet (opened before the hook ran): tracked from now on. A closed
+            // connection gets a state for this request only.
+            let fresh = ConnectionSlot(connection: request.connection, state: simulator.newConnection())
+            slot = table.withLock { t in
+                if let existing = t[id] { return existing }
+                t[id] = fresh
+                return fresh
             }
-            return simulator.handle(simRequest, connection: &t.values[index!].state)
+        }
+        let response: SimulatorResponse
+        if let slot {
+            // Only this connection's worker changes its state, so a copy taken here is current;
+            // no lock is held while the simulator works.
+            var state = slot.state.withLock { $0 }
+            response = simulator.handle(simRequest, connection: &state)
+            slot.state.withLock { [state] in $0 = state }
+        } else {
+            var state = simulator.newConnection()
+            response = simulator.handle(simRequest, connection: &state)
         }
 
         var fields: [(name: String, value: String)] = []
@@ -144,6 +162,18 @@ public final class SimulatorServer: Sendable {
         if let goAway {
             request.connection.goAway(lastStreamID: request.streamID, errorCode: 0, debugData: goAway)
         }
+    }
+}
+
+/// One open connection and what APNs remembers about it. The state is changed only on the
+/// connection's worker; its mutex lets readers (`connectionStates`) take a consistent copy.
+final class ConnectionSlot: Sendable {
+    let connection: HTTP2ServerConnection
+    let state: Mutex<ConnectionState>
+
+    init(connection: HTTP2ServerConnection, state: ConnectionState) {
+        self.connection = connection
+        self.state = Mutex(state)
     }
 }
 

@@ -25,16 +25,16 @@ extension SimulatorState {
         }
         guard let header = request.header(lowercaseASCII: "authorization") else { return AuthResult(reason: .missingProviderToken) }
 
-        let memo: AuthorizationMemo
-        if let last = lastAuthorization, ASCII.sameBytes(last.header, header) {
-            // The same header as last time: the same token, cache entry and key (the memo is
-            // cleared whenever keys change, and cache entries depend only on the token and keys).
+        let memo: SimulatorMemo.Authorization
+        if let last = self.memo.authorization(for: header) {
+            // The same header as last time: the same token, check and key (the memo forgets it
+            // whenever keys change, and a check depends only on the token and the keys).
             memo = last
         } else {
             guard let tokenString = Self.bearerToken(header) else { return AuthResult(reason: .missingProviderToken) }
-            let cached: CachedToken
-            if let hit = jwtCache[tokenString] {
-                cached = hit
+            let checked: SimulatorMemo.CheckedToken
+            if let hit = self.memo.checkedToken(tokenString) {
+                checked = hit
             } else {
                 guard let token = try? JWT(parsing: tokenString) else {
                     return AuthResult(reason: .invalidProviderToken)
@@ -43,11 +43,11 @@ extension SimulatorState {
                 if let key = keysByID[token.keyID], key.teamID == token.teamID {
                     valid = (try? token.verify(with: key.publicKey)) != nil
                 }
-                cached = CachedToken(token: token, valid: valid)
-                jwtCache.insert(cached, for: tokenString)
+                checked = SimulatorMemo.CheckedToken(token: token, valid: valid)
+                self.memo.remember(checked, for: tokenString)
             }
-            memo = AuthorizationMemo(header: header, token: tokenString, cached: cached, key: keysByID[cached.token.keyID])
-            lastAuthorization = memo
+            memo = SimulatorMemo.Authorization(header: header, token: tokenString, checked: checked, key: keysByID[checked.token.keyID])
+            self.memo.remember(memo)
         }
         let tokenString = memo.token
         guard memo.valid, memo.keyFound else { return AuthResult(reason: .invalidProviderToken) }

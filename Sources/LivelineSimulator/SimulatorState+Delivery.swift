@@ -9,7 +9,7 @@ extension SimulatorState {
     static let keptNotifications = 100
 
     /// Delivers an accepted device push to the device that owns `token`.
-    mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
+    mutating func deliver(body: [UInt8], token: String, record: TokenRecord, pushType: SimulatorMemo.PushTypeFacts, priority: Int, now: Date) -> (event: String?, list: [Delivery]) {
         switch record.kind {
         case .device:
             if let problem = notificationProblem(body) {
@@ -19,7 +19,7 @@ extension SimulatorState {
             if let d = devices.index(forKey: record.deviceID), let a = devices.values[d].apps.index(forKey: record.bundleID) {
                 devices.values[d].apps.values[a].keep(notification: body)
             }
-            return (nil, deviceDeliveries(deviceID: record.deviceID, detail: pushType.deliveredDetail))
+            return (nil, memo.deviceDeliveries(deviceID: record.deviceID, detail: pushType.deliveredDetail))
         case .pushToStart(let tokenType):
             let (json, push, event, failure) = parsePush(body)
             guard let json, let push else { return (event, [drop(record.deviceID, nil, .malformedPayload, failure)]) }
@@ -43,12 +43,12 @@ extension SimulatorState {
     /// an object. `nil` when it is delivered. The last body delivered is kept, so a sender that
     /// repeats one body has it parsed once.
     mutating func notificationProblem(_ body: [UInt8]) -> String? {
-        if lastNotificationBody == body { return nil }
+        if memo.isDeliverable(body) { return nil }
         let json: JSONValue
         do { json = try JSONValue.parse(body) } catch { return error.description }
         guard case .object(let root) = json else { return "the body must be a JSON object, got \(json.typeName)" }
         if let aps = root["aps"], aps.objectValue == nil { return "aps must be an object, got \(aps.typeName)" }
-        lastNotificationBody = body
+        memo.rememberDeliverable(body)
         return nil
     }
 

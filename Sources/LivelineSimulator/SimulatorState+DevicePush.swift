@@ -54,9 +54,9 @@ extension SimulatorState {
             priority = v
         }
         context.priority = priority
-        var explicitType: PushTypeFacts?
+        var explicitType: SimulatorMemo.PushTypeFacts?
         if let t = request.header(lowercaseASCII: "apns-push-type") {
-            let facts = facts(for: PushType(rawValue: t))
+            let facts = memo.facts(for: PushType(rawValue: t))
             guard facts.known else { return rejectF(.invalidPushType) }
             explicitType = facts
         }
@@ -66,9 +66,9 @@ extension SimulatorState {
         var topic = request.header(lowercaseASCII: "apns-topic")
         if topic == nil, case .certificate(let bundle, _, _) = connection.authentication { topic = bundle }
         guard let topic, !topic.isEmpty else { return rejectF(.missingTopic) }
-        let (bundleID, suffix) = splitTopic(topic)
+        let (bundleID, suffix) = memo.splitTopic(topic, by: Self.splitTopic)
         context.bundleID = bundleID
-        let typeFacts = explicitType ?? facts(for: Self.inferPushType(suffix: suffix))
+        let typeFacts = explicitType ?? memo.facts(for: Self.inferPushType(suffix: suffix))
         let pushType = typeFacts.type
         context.pushType = pushType.rawValue
         if explicitType != nil, let expected = typeFacts.topicSuffix, expected != suffix { return rejectF(.badTopic) }
@@ -213,14 +213,6 @@ extension SimulatorState {
         !text.isEmpty && text.utf8.count <= 12 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    /// `splitTopic(_:)` through the one-entry cache (pushes to one topic repeat it).
-    mutating func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
-        if let last = lastTopic, ASCII.sameBytes(last.topic, topic) { return (last.bundleID, last.suffix) }
-        let split = Self.splitTopic(topic)
-        lastTopic = TopicSplit(topic: topic, bundleID: split.bundleID, suffix: split.suffix)
-        return split
-    }
-
     /// Splits a topic into its bundle id and push-type suffix (the longest known suffix it ends with).
     static func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
         let u = topic.utf8
@@ -242,15 +234,16 @@ extension SimulatorState {
         suffix.isEmpty ? .alert : (suffixes.first { $0.0 == suffix }?.1 ?? .alert)
     }
 
-    /// The token of a device-push path, its log form and its byte scan: a pure function of the
-    /// path, kept for the last path (clients push to one token many times in a row).
-    mutating func parsePath(_ path: String) -> ParsedDevicePath {
-        if let last = lastDevicePath, ASCII.sameBytes(last.path, path) { return last }
-        let token = Self.deviceToken(inPath: path)
-        let parsed = ParsedDevicePath(
-            path: path, token: token, redacted: Self.redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
-        lastDevicePath = parsed
-        return parsed
+    /// `devicePath(of:)` through the memo (clients push to one token many times in a row).
+    mutating func parsePath(_ path: String) -> SimulatorMemo.DevicePath {
+        memo.devicePath(path, by: Self.devicePath(of:))
+    }
+
+    /// The token of a device-push path, its log form and its byte scan (a pure function of the path).
+    static func devicePath(of path: String) -> SimulatorMemo.DevicePath {
+        let token = deviceToken(inPath: path)
+        return SimulatorMemo.DevicePath(
+            path: path, token: token, redacted: redactedPath(path, token: token), scan: token.map { ASCII.scan(token: $0) } ?? ASCII.TokenScan())
     }
 
     /// The token after `/3/device/`, as `String(path.dropFirst(10))` gives it; `nil` for other paths.

@@ -70,107 +70,6 @@ struct SimulatorState: Sendable {
         var stored: StoredMessage?
     }
 
-    struct CachedToken: Sendable {
-        var token: JWT
-        var valid: Bool
-    }
-
-    /// An `authorization` header and what checking its token gave: the token after `bearer`, whether
-    /// the JWT verified, when it was issued, and the facts of its key (`keyFound` false when
-    /// `keysByID` has no key for its `kid`). Immutable, so one instance is shared, not copied.
-    final class AuthorizationMemo: Sendable {
-        let header: String
-        let token: String
-        let valid: Bool
-        let issuedAt: Date
-        let keyFound: Bool
-        let keyID: String
-        let teamID: String
-        let scope: ProviderKey.Scope
-        let relatedKeyID: String?
-        let topics: [String]?
-
-        init(header: String, token: String, cached: CachedToken, key: ProviderKey?) {
-            self.header = header
-            self.token = token
-            valid = cached.valid
-            issuedAt = cached.token.issuedAt
-            keyFound = key != nil
-            keyID = key?.keyID ?? ""
-            teamID = key?.teamID ?? ""
-            scope = key?.scope ?? .both
-            relatedKeyID = key?.relatedKeyID
-            topics = key?.topics
-        }
-    }
-
-    /// A topic and its split into bundle id and suffix.
-    struct TopicSplit: Sendable {
-        var topic: String
-        var bundleID: String
-        var suffix: String
-    }
-
-    /// A device-push path, its token (`nil` when not under `/3/device/`), its log form and the token's scan.
-    final class ParsedDevicePath: Sendable {
-        let path: String
-        let token: String?
-        let redacted: String
-        let scan: ASCII.TokenScan
-
-        init(path: String, token: String?, redacted: String, scan: ASCII.TokenScan) {
-            self.path = path
-            self.token = token
-            self.redacted = redacted
-            self.scan = scan
-        }
-    }
-
-    /// A push type's rules as LivelineCore states them, looked up once and kept.
-    /// Immutable, so the cached instance is shared rather than copied.
-    final class PushTypeFacts: Sendable {
-        let type: PushType
-        /// One of `PushType.all`.
-        let known: Bool
-        let topicSuffix: String?
-        /// Bit `n` set when priority `n` is allowed.
-        let priorityMask: UInt32
-        let maxPayloadBytes: Int
-        /// The delivery detail logged for an ordinary notification of this type.
-        let deliveredDetail: String
-
-        init(_ type: PushType) {
-            self.type = type
-            known = PushType.all.contains(type)
-            topicSuffix = type.topicSuffix
-            priorityMask = type.allowedPriorities.reduce(0) { $0 | (1 << UInt32($1.rawValue)) }
-            maxPayloadBytes = type.maxPayloadBytes
-            deliveredDetail = "\(type) notification delivered"
-        }
-
-        func allows(priority: Int) -> Bool { priority >= 0 && priority < 32 && priorityMask & (1 << UInt32(priority)) != 0 }
-    }
-
-    /// `[Delivery(deviceID:activityID: nil, dropReason: nil, detail:)]`, the same array as last time when
-    /// it would hold the same bytes.
-    mutating func deviceDeliveries(deviceID: String, detail: String) -> [PushRecord.Delivery] {
-        if let last = lastDeviceDeliveries.first, lastDeviceDeliveries.count == 1,
-            ASCII.sameBytes(last.deviceID, deviceID), ASCII.sameBytes(last.detail, detail)
-        {
-            return lastDeviceDeliveries
-        }
-        lastDeviceDeliveries = [PushRecord.Delivery(deviceID: deviceID, activityID: nil, dropReason: nil, detail: detail)]
-        return lastDeviceDeliveries
-    }
-
-    /// The facts for `type`, from the one-entry cache when it is the type seen last.
-    mutating func facts(for type: PushType) -> PushTypeFacts {
-        if let last = lastPushType, ASCII.sameBytes(last.type.rawValue, type.rawValue) { return last }
-        let facts = PushTypeFacts(type)
-        lastPushType = facts
-        return facts
-    }
-
     var config: SimulatorConfiguration
     var rng: SeededGenerator
     var keysByID: [String: ProviderKey] = [:]
@@ -184,21 +83,9 @@ struct SimulatorState: Sendable {
     var channelOrder: [String] = []
     var issuedChannelIDs: Set<String> = []
 
-    /// Provider tokens already checked, at most `config.authorizationCacheCapacity` (oldest dropped first).
-    var jwtCache: BoundedCache<String, CachedToken>
-    /// The last `authorization` header, its token and what the JWT cache and `keysByID` said about
-    /// it: requests on one connection repeat it. Cleared whenever `keysByID` changes.
-    var lastAuthorization: AuthorizationMemo?
-    /// The last topic split (a pure function of the topic).
-    var lastTopic: TopicSplit?
-    /// What LivelineCore says about the push type seen last.
-    var lastPushType: PushTypeFacts?
-    /// The last device-push path and what it gives.
-    var lastDevicePath: ParsedDevicePath?
-    /// The delivery list last logged for an ordinary notification (one array shared by log entries).
-    var lastDeviceDeliveries: [PushRecord.Delivery] = []
-    /// The last ordinary notification body found deliverable (`notificationProblem`).
-    var lastNotificationBody: [UInt8]?
+    /// The rules' results kept for repeated inputs, and the provider tokens already checked
+    /// (at most `config.authorizationCacheCapacity`); its invalidation rules are its own.
+    var memo: SimulatorMemo
     /// Rate-limit windows by token and by `channel:<id>`, at most `config.rateWindowCapacity`.
     var rateWindows: RateWindows
     /// Tokens replaced (rotated) or unregistered (uninstalled apps), oldest first: each still answers
@@ -222,11 +109,14 @@ struct SimulatorState: Sendable {
         self.config = config
         self.rng = SeededGenerator(seed: config.seed)
         self.activities = ActivityTable(rules: config.deviceRules)
-        self.jwtCache = BoundedCache(capacity: config.authorizationCacheCapacity)
+        self.memo = SimulatorMemo(checkedTokenCapacity: config.authorizationCacheCapacity)
         self.rateWindows = RateWindows(capacity: config.rateWindowCapacity)
         for key in config.keys { keysByID[key.keyID] = key }
         for app in config.apps { appsByBundle[app.bundleID] = app }
     }
+
+    /// The provider tokens already checked (the memo's; bounded by `config.authorizationCacheCapacity`).
+    var jwtCache: BoundedCache<String, SimulatorMemo.CheckedToken> { memo.checkedTokens }
 
     // MARK: - Log and events
 

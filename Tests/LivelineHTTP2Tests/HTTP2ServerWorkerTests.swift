@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import LivelineHTTP2
+import LivelineTesting
+import Testing
+
+/// A server whose handler runs on `workers` worker threads.
+private func startWorkerServer(_ pki: TestPKI, workers: Int = 1, handler: @escaping HTTP2Server.Handler) throws -> HTTP2Server {
+    let configuration = HTTP2ServerConfiguration(
+        identity: TLSIdentity(certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path),
+        execution: .workers(count: workers, stackSize: 8 << 20))
+    return try HTTP2Server.start(configuration: configuration, handler: handler)
+}
+
+/// Waits on `semaphore` off the cooperative threads.
+private func wait(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            semaphore.wait()
+            continuation.resume()
+        }
+    }
+}
+
+/// The names of this process's threads (`/proc/self/task/*/comm`).
+private func threadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+@Suite("HTTP2Server with its handler on worker threads")
+struct HTTP2ServerWorkerTests {
+    @Test("the handler runs on the connection's worker, not the loop; a handler blocked on one worker stops neither PING nor another worker's answers")
+    func loopKeepsServing() async throws {
+        let pki = try TestPKI.shared()
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let threads = Locked<[String: String]>([:])
+        let server = try startWorkerServer(pki, workers: 2) { request, responder in
+            threads.withLock { $0[request.path] = Thread.current.name ?? "?" }
+            if request.path == "/block" {
+                entered.signal()
+                gate.wait()
+            }
+            responder.respond(status: 200)
+        }
+        // Connection ids 1 and 2 go to workers 1 and 0.
+        let blocked = try await connect(server, pki)
+        let other = try await connect(server, pki)
+        let stuck = Task { await result(blocked, HTTP2Request(method: "GET", path: "/block")) }
+        await wait(entered)
+        // The loop still reads, answers PING and carries the other worker's answer.
+        let rtt = try await blocked.ping()
+        #expect(rtt < .seconds(30))
+        #expect(try await other.send(HTTP2Request(method: "GET", path: "/quick")).status == 200)
+        gate.signal()
+        #expect(try await stuck.value.get().status == 200)
+        #expect(threads.withLock { $0 } == ["/block": "h2w \(server.port)/1", "/quick": "h2w \(server.port)/0"])
+        await blocked.close()
+        await other.close()
+        await server.stop()
+    }
+
+    @Test("a worker's answer, then GOAWAY after it, reach the client in that order; a drop instead of an answer fails the request")
+    func controlsKeepTheirOrder() async throws {
+        let pki = try TestPKI.shared()
+        let server = try startWorkerServer(pki) { request, responder in
+            switch request.path {
+            case "/goaway":
+                responder.respond(status: 200, body: Array("last".utf8))
+                request.connection.goAway(lastStreamID: request.streamID, errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            case "/drop":
+                request.connection.drop()
+            default:
+                responder.respond(status: 204)
+            }
+        }
+        let first = try await connect(server, pki)
+        #expect(try await first.send(HTTP2Request(method: "GET", path: "/")).status == 204)
+        let answered = try await first.send(HTTP2Request(method: "GET", path: "/goaway"))
+        #expect(answered.status == 200 && answered.bodyText == "last")
+        await #expect(throws: HTTP2Error.self) { _ = try await first.send(HTTP2Request(method: "GET", path: "/")) }
+
+        let second = try await connect(server, pki)
+        let dropped = await result(second, HTTP2Request(method: "GET", path: "/drop"))
+        #expect(throws: HTTP2Error.self) { _ = try dropped.get() }
+        await first.close()
+        await second.close()
+        await server.stop()
+    }
+
+    @Test("stop() waits for a busy handler, sends its answer, and leaves no worker thread behind")
+    func stopDrainsAndEndsThreads() async throws {
+        let pki = try TestPKI.shared()
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let server = try startWorkerServer(pki, workers: 2) { request, responder in
+            entered.signal()
+            gate.wait()
+            responder.respond(status: 200)
+        }
+        let names = ["h2w \(server.port)/0", "h2w \(server.port)/1"]
+        let connection = try await connect(server, pki)
+        let busy = Task { await result(connection, HTTP2Request(method: "GET", path: "/busy")) }
+        await wait(entered)
+        #expect(threadNames().contains(names[1]))
+        let stopping = Task { await server.stop() }
+        gate.signal()
+        await stopping.value
+        #expect(try await busy.value.get().status == 200)
+        #expect(threadNames().filter { names.contains($0) } == [])
+        await connection.close()
+    }
+
+    @Test("an unusable worker count or stack size is refused, naming both values")
+    func badExecutionIsRefused() throws {
+        let pki = try TestPKI.shared()
+        for execution in [HTTP2ServerExecution.workers(count: 0, stackSize: 8 << 20), .workers(count: 1, stackSize: 1024)] {
+            let configuration = HTTP2ServerConfiguration(
+                identity: TLSIdentity(certificateFile: pki.serverCertificate.path, keyFile: pki.serverKey.path), execution: execution)
+            #expect {
+                _ = try HTTP2Server.start(configuration: configuration) { _, responder in responder.respond(status: 200) }
+            } throws: { error in
+                guard let error = error as? HTTP2Error, case .workers(let count, let stack) = execution else { return false }
+                return error.code == .invalidArgument && error.message.contains("count: \(count)") && error.message.contains("stackSize: \(stack)")
+            }
+        }
+    }
+}
