@@ -25,7 +25,8 @@ enum BenchSimulatorCommand: LivelineCommand {
         Both servers get the same POST /3/device/<token> with a JWT, apns-topic, apns-push-type and an
         alert body, over TLS with the same certificate. The simulator checks every header, the token
         (verified once, then cached), the device token and the body, delivers the notification to its
-        simulated device and records it; nginx just answers 200. Target: at least 0.8x nginx.
+        simulated device and records it (on a worker thread, off the event loop); nginx just answers 200.
+        Target: at least 1.0x nginx.
 
         With --rss it measures memory instead: pushes that start, update and end Live Activities (by
         token and by channel) on a virtual clock, then TLS connections opened and closed against the
@@ -119,7 +120,7 @@ enum BenchSimulatorCommand: LivelineCommand {
             Console.out(String(format: "in-process %10.0f pushes/s (validation, delivery and log, no network)", Double(requests) / seconds))
         }
         let ratio = best.simulator / best.nginx
-        Console.out(String(format: "nginx      %10.0f req/s\nsimulator  %10.0f accepted pushes/s (full validation)\nratio      %10.2fx nginx (target >= 0.80x)", best.nginx, best.simulator, ratio))
+        Console.out(String(format: "nginx      %10.0f req/s\nsimulator  %10.0f accepted pushes/s (full validation)\nratio      %10.2fx nginx (target >= 1.00x)", best.nginx, best.simulator, ratio))
         return 0
     }
 

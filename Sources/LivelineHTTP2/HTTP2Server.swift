@@ -18,8 +18,8 @@ import Glibc
 ///   the fastest path, or keep the responder and answer later; never block.
 /// - `.workers(count:stackSize:)`: on serial worker threads of the server's own, a connection
 ///   always on the same one, in arrival order; the loop hands each worker the requests of one
-///   loop iteration together, and the answers and connection controls a handler issues on its
-///   worker during a batch go back to the loop together, in the order issued. The handler may
+///   loop iteration in batches of up to 16, and the answers and connection controls a handler
+///   issues on its worker go back to the loop in batches too, in the order issued. The handler may
 ///   do real work there (parsing, signatures, state), but what it blocks on delays the other
 ///   connections of its worker.
 /// Either way the responder is `Sendable`: answer from any thread or task, with
@@ -197,8 +197,16 @@ final class ServerCore: EventLoopHandler, EventLoopFlushable, @unchecked Sendabl
             handler(request, responder)
             return
         }
-        handoff[Int(request.connection.id % UInt64(workers.count))].append((request, responder))
-        loop.flushSoon(self)
+        let index = Int(request.connection.id % UInt64(workers.count))
+        handoff[index].append((request, responder))
+        // A long read (many requests in one TLS record) is handed over in parts, so the worker
+        // starts on the first requests while the loop decodes the rest.
+        if handoff[index].count >= ServerWorker.handOffSize {
+            workers[index].submit(handoff[index])
+            handoff[index].removeAll(keepingCapacity: true)
+        } else {
+            loop.flushSoon(self)
+        }
     }
 
     /// Hands each worker the requests of this iteration, one batch (and one wake-up) each.

@@ -6,9 +6,9 @@ public enum HTTP2ServerExecution: Sendable, Hashable {
     /// On `count` serial worker threads the server owns, each with `stackSize` bytes of stack.
     /// A connection's requests all go to one worker (its id modulo `count`), in arrival order,
     /// so per-connection state needs no lock when kept by worker. The loop hands each worker the
-    /// requests completed in one loop iteration as one batch (one wake-up); the answers and
-    /// connection controls a handler issues on its worker thread during a batch reach the loop
-    /// together, in the order issued, once the batch is done (one wake-up).
+    /// requests completed in one loop iteration in batches of up to 16 (one wake-up each); the
+    /// answers and connection controls a handler issues on its worker thread reach the loop in
+    /// batches of up to 16 too, in the order issued (one wake-up each).
     case workers(count: Int, stackSize: Int)
 
     /// One worker with an 8 MiB stack.

@@ -90,6 +90,57 @@ struct HTTP2ServerWorkerTests {
         await server.stop()
     }
 
+    @Test("a worker hands its first answers to the loop before it finishes a long batch, so the client sees them while the rest is validated")
+    func answersLeaveBeforeTheBatchEnds() async throws {
+        let pki = try TestPKI.shared()
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let firstSeen = DispatchSemaphore(value: 0)
+        let server = try startWorkerServer(pki) { request, responder in
+            switch request.path {
+            case "/hold":
+                // Blocks the worker while the requests below queue up behind it as one batch.
+                holding.signal()
+                release.wait()
+                responder.respond(status: 200)
+            case "/last":
+                // Waits until the client has the answer to /first, queued 17 requests earlier in
+                // the same batch: answered only if the worker handed it over before the batch ended.
+                responder.respond(status: firstSeen.wait(timeout: .now() + 30) == .success ? 200 : 504)
+            default:
+                responder.respond(status: 200)
+            }
+        }
+        let connection = try await connect(server, pki, requestTimeout: .seconds(60))
+        let hold = Task { await result(connection, HTTP2Request(method: "GET", path: "/hold")) }
+        await wait(holding)
+        // Sent from one thread in this order (completion sends queue in call order): /first,
+        // 16 fillers, /last.
+        let statuses = Locked<[String: Int]>([:])
+        let done = DispatchGroup()
+        let paths = ["/first"] + (0..<16).map { "/filler/\($0)" } + ["/last"]
+        for path in paths {
+            done.enter()
+            connection.send(HTTP2Request(method: "GET", path: path)) { answer in
+                statuses.withLock { $0[path] = (try? answer.get().status) ?? -1 }
+                if path == "/first" { firstSeen.signal() }
+                done.leave()
+            }
+        }
+        // The PING's answer comes after the server read every request sent before it.
+        _ = try await connection.ping()
+        release.signal()
+        #expect(try await hold.value.get().status == 200)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            done.notify(queue: .global()) { continuation.resume() }
+        }
+        let answered = statuses.withLock { $0 }
+        #expect(answered.count == paths.count)
+        #expect(answered.values.allSatisfy { $0 == 200 }, "statuses: \(answered)")
+        await connection.close()
+        await server.stop()
+    }
+
     @Test("stop() waits for a busy handler, sends its answer, and leaves no worker thread behind")
     func stopDrainsAndEndsThreads() async throws {
         let pki = try TestPKI.shared()
