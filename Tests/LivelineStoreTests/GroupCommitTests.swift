@@ -208,24 +208,30 @@ struct GroupCommitTests {
         #expect(kept == ["a", "c"])
     }
 
+    /// Runs `blocking` threads and `async` tasks at once, each making `each` writes of a new key
+    /// (blocking `write`s and `writeAsync`s); returns the blocking writers' numbers once all ended.
+    func writeAtOnce(_ store: SQLiteStore, blocking: Int, async: Int, each: Int) async throws -> [Int] {
+        let writers = (0..<blocking).map { w in
+            Writer { [store] in
+                for i in 0..<each { try store.write { tx in try tx.insertKey(Self.key("s\(w)-\(i)")) } }
+                return w
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<async {
+                group.addTask { for i in 0..<each { try await store.writeAsync { tx in try tx.insertKey(Self.key("a\(w)-\(i)")) } } }
+            }
+            try await group.waitForAll()
+        }
+        return try writers.map { try $0.wait().get() }
+    }
+
     @Test("async and blocking writers at once: every write is kept and counted once")
     func mixedWriters() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
         let before = store.groupCommitCounts
-        let blocking = (0..<3).map { w in
-            Writer { [store] in
-                for i in 0..<100 { try store.write { tx in try tx.insertKey(Self.key("s\(w)-\(i)")) } }
-                return w
-            }
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for w in 0..<8 {
-                group.addTask { for i in 0..<100 { try await store.writeAsync { tx in try tx.insertKey(Self.key("a\(w)-\(i)")) } } }
-            }
-            try await group.waitForAll()
-        }
-        #expect(try blocking.map { try $0.wait().get() } == [0, 1, 2])
+        #expect(try await writeAtOnce(store, blocking: 3, async: 8, each: 100) == [0, 1, 2])
         #expect(try store.write { try $0.keyCount() } == 1100)
         let after = store.groupCommitCounts
         #expect(after.transactions - before.transactions == 1101)
@@ -237,19 +243,7 @@ struct GroupCommitTests {
         // the runtime would stop the process ("non-escaping closure has escaped").
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let blocking = (0..<2).map { w in
-            Writer { [store] in
-                for i in 0..<1500 { try store.write { tx in try tx.insertKey(Self.key("s\(w)-\(i)")) } }
-                return w
-            }
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for w in 0..<4 {
-                group.addTask { for i in 0..<1500 { try await store.writeAsync { tx in try tx.insertKey(Self.key("a\(w)-\(i)")) } } }
-            }
-            try await group.waitForAll()
-        }
-        #expect(try blocking.map { try $0.wait().get() } == [0, 1])
+        #expect(try await writeAtOnce(store, blocking: 2, async: 4, each: 1500) == [0, 1])
         #expect(try store.write { try $0.keyCount() } == 9000)
     }
 
