@@ -126,6 +126,27 @@ public final class RunningProcess: Sendable {
         return text
     }
 
+    /// Waits until the output contains `needle`, for at most `limit`; past it, kills the process
+    /// (which ends the wait) and throws.
+    /// - Throws: `TestingError` with the end of the output when `needle` did not come in time or
+    ///   the program closed its output first.
+    public func output(containing needle: String, within limit: Duration) async throws -> String {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await self.output(containing: needle) }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            if first == nil { send(SIGKILL) }  // ends the other wait
+            group.cancelAll()
+            guard let text = first else {
+                throw TestingError("\(child.name) printed no \"\(needle)\" within \(limit): \(standardOutput.suffix(2000))")
+            }
+            return text
+        }
+    }
+
     /// Sends `signal` (e.g. `SIGTERM`) unless the process has exited.
     public func send(_ signal: Int32) {
         child.send(signal)

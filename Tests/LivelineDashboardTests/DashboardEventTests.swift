@@ -10,30 +10,14 @@ struct DashboardEventTests {
     /// `curl -N` on the event stream; its output grows as events arrive.
     private func listen(_ f: DashboardFixture) async throws -> RunningProcess {
         let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
-        _ = try await output(containing: "retry: 1000", from: curl)
+        _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
         return curl
-    }
-
-    /// Waits for `needle` in curl's output, at most `timeout` (then curl is killed and the test fails).
-    private func output(containing needle: String, from curl: RunningProcess, timeout: Duration = .seconds(60)) async throws -> String {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await curl.output(containing: needle) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            if first == nil { curl.send(SIGKILL) }  // ends the other wait
-            group.cancelAll()
-            guard let text = first else { throw TestingError("no \(needle) on the event stream within \(timeout): \(curl.standardOutput.suffix(2000))") }
-            return text
-        }
     }
 
     /// Waits for a whole `kind` event (its data ends with `"kind":"<kind>"}`) and returns its data.
     private func event(_ kind: String, from curl: RunningProcess) async throws -> JSONValue {
         let end = "\"kind\":\"\(kind)\"}"
-        let text = try await output(containing: end, from: curl)
+        let text = try await curl.output(containing: end, within: .seconds(60))
         let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.hasSuffix(end) })
         return try JSONValue.parse(String(line.dropFirst(6)))
     }

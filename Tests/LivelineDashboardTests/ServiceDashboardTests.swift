@@ -84,17 +84,17 @@ struct ServiceDashboardTests {
         try await ServiceDashboardFixture.with { f in
             let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
             defer { curl.send(SIGTERM) }
-            _ = try await Self.output(containing: "retry: 1000", from: curl)
+            _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
             let flight = try f.startFlight()
             let token = try #require(flight.pushToken)
             try await f.register(device: "phone-1", token: token, activityID: "flight-2")
-            let registered = try await Self.output(containing: #""kind":"activity"}"#, from: curl)
+            let registered = try await curl.output(containing: #""kind":"activity"}"#, within: .seconds(60))
             #expect(registered.contains("event: activity"))
             #expect(registered.contains(#""activityID":"flight-2""#))
             #expect(registered.contains(#""deviceID":"phone-1""#))
             try await f.update("flight-2", gate: "D4")
             // The event with the verdict: no polling of the page, the stream brings it.
-            let sent = try await Self.output(containing: #""state":"sent""#, from: curl)
+            let sent = try await curl.output(containing: #""state":"sent""#, within: .seconds(60))
             #expect(sent.contains(#""event":"update""#))
             #expect(!sent.contains(token), "the event stream holds a full token")
             #expect(f.dashboard.listeners == 1)
@@ -107,12 +107,12 @@ struct ServiceDashboardTests {
         try await ServiceDashboardFixture.with(retryBase: .seconds(3)) { f in
             let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
             defer { curl.send(SIGTERM) }
-            _ = try await Self.output(containing: "retry: 1000", from: curl)
+            _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
             let token = try #require(try f.startFlight().pushToken)
             f.simulator.inject(FaultRule(.respond(.tooManyRequests), scope: .token(token), limit: 1))
             try await f.register(device: "phone-1", token: token, activityID: "flight-3")
             try await f.update("flight-3", gate: "E1")
-            let text = try await Self.output(containing: #""state":"retrying""#, from: curl)
+            let text = try await curl.output(containing: #""state":"retrying""#, within: .seconds(60))
             let line = try #require(text.components(separatedBy: "\n").first { $0.hasPrefix("data: ") && $0.contains(#""state":"retrying""#) })
             let delivery = try #require(try JSONValue.parse(String(line.dropFirst(6)))["activity"]?["deliveries"]?.arrayValue?.first)
             #expect(delivery["reason"] == "TooManyRequests")
@@ -122,22 +122,6 @@ struct ServiceDashboardTests {
             let after = try await f.page("/api/activities/flight-3")
             #expect(after.json["deliveries"]?.arrayValue?.first?["state"] == "sent")
             #expect(after.json["deliveries"]?.arrayValue?.first?["attempts"] == 2)
-        }
-    }
-
-    /// Waits for `needle` in curl's output, at most `timeout` (then curl is killed and the test fails).
-    static func output(containing needle: String, from curl: RunningProcess, timeout: Duration = .seconds(60)) async throws -> String {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await curl.output(containing: needle) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            if first == nil { curl.send(SIGKILL) }  // ends the other wait
-            group.cancelAll()
-            guard let text = first else { throw TestingError("no \(needle) on the event stream within \(timeout): \(curl.standardOutput.suffix(2000))") }
-            return text
         }
     }
 }
