@@ -4,7 +4,8 @@
 # package that depends on Liveline by path and names products only), next to a Prelude.swift that
 # declares what the examples take as given. The package's PublicAPI target names every type a
 # product's public API takes from another module. Nothing runs; any warning fails the build.
-# docs/app-side.md is left out: its example is iOS app code (UIKit, app-group containers).
+# docs/app-side.md is left out: its example is iOS app code (UIKit, app-group containers). A block
+# whose fence names a file (```swift Package.swift) is a manifest excerpt, not compiled here.
 # Usage: scripts/check-readme-examples.sh   (make test runs it)
 set -euo pipefail
 [ $# -eq 0 ] || { echo "usage: $0 (no arguments)" >&2; exit 64; }
