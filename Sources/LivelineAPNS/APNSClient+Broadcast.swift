@@ -11,6 +11,9 @@ extension APNSClient {
     ///   - bundleID: the bare app ID, without `.push-type.liveactivity`.
     ///   - requestID: `apns-request-id`, a UUID; APNs makes one when nil.
     /// - Important: the body limit is 5120 bytes; No-Message-Stored channels need `expiration: .immediately`.
+    ///   A non-zero expiration to such a channel fails here, before anything is sent (APNs would
+    ///   answer 400 `BadExpirationDate`): the client knows the channel's policy from `createChannel`
+    ///   or `readChannel`, or reads it once when it does not.
     public func broadcast(_ request: PushRequest, channelID: String, bundleID: String, requestID: UUID? = nil) async -> APNSResult {
         if channelID.isEmpty || Base64Check.isBase64(channelID) == false {
             return .failed(APNSClientError(.invalidRequest, "channel ID \"\(channelID)\" is not base64 (APNs channel IDs look like dHN0LXNyY2gtY2hubA==)"))
@@ -21,6 +24,10 @@ extension APNSClient {
             body = try request.validate(for: .broadcast)
         } catch {
             return .failed(APNSClientError(.invalidRequest, error.message))
+        }
+        if let expiration = request.expiration, expiration != .immediately,
+           await storagePolicy(of: channelID, bundleID: bundleID) == .noMessageStored {
+            return .failed(APNSClientError(.expirationOnUnstoredChannel, "channel \(channelID) stores no messages (message-storage-policy 0): APNs refuses a non-zero apns-expiration there (400 BadExpirationDate); send expiration 0 (.immediately)"))
         }
         var headers: [(name: String, value: String)] = [("apns-push-type", request.pushType.rawValue), ("apns-channel-id", channelID)]
         if let priority = request.priority { headers.append(("apns-priority", String(priority.rawValue))) }
@@ -36,8 +43,8 @@ extension APNSClient {
         if bundleID.isEmpty || bundleID.contains("/") || bundleID.contains(" ") {
             return APNSClientError(.invalidRequest, "bundle ID \"\(bundleID)\" is not a bundle ID like com.example.app")
         }
-        if bundleID.hasSuffix(".push-type.liveactivity") {
-            return APNSClientError(.invalidRequest, "bundle ID \"\(bundleID)\" has the .push-type.liveactivity suffix; broadcast and channel paths take the bare app ID")
+        if let doubled = PushRequest.doubledSuffix(Substring(bundleID)) {
+            return APNSClientError(.invalidRequest, doubled.message)
         }
         return nil
     }

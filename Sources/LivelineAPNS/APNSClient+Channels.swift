@@ -7,17 +7,19 @@ extension APNSClient {
     /// - Returns: the new channel ID (base64, from `apns-channel-id`) on 201.
     public func createChannel(bundleID: String, storagePolicy: APNSMessageStoragePolicy, requestID: UUID? = nil) async -> APNSChannelResult<String> {
         let body = Array("{\"message-storage-policy\":\(storagePolicy.rawValue),\"push-type\":\"LiveActivity\"}".utf8)
-        return await manage("POST", bundleID: bundleID, suffix: "channels", channelID: nil, body: body, requestID: requestID) { response in
+        let result: APNSChannelResult<String> = await manage("POST", bundleID: bundleID, suffix: "channels", channelID: nil, body: body, requestID: requestID) { response in
             guard let id = header(response, "apns-channel-id"), !id.isEmpty else {
                 return .failure(APNSClientError(.badResponse, "the server answered \(response.status) to channel creation without an apns-channel-id header"))
             }
             return .success(id)
         }
+        if let id = result.value { remember(storagePolicy, channelID: id, bundleID: bundleID) }
+        return result
     }
 
     /// Reads a channel's configuration (`GET /1/apps/<bundle id>/channels` with `apns-channel-id`).
     public func readChannel(_ channelID: String, bundleID: String, requestID: UUID? = nil) async -> APNSChannelResult<APNSChannelConfiguration> {
-        await manage("GET", bundleID: bundleID, suffix: "channels", channelID: channelID, body: [], requestID: requestID) { response in
+        let result: APNSChannelResult<APNSChannelConfiguration> = await manage("GET", bundleID: bundleID, suffix: "channels", channelID: channelID, body: [], requestID: requestID) { response in
             guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
                   let policyNumber = object["message-storage-policy"] as? Int, let policy = APNSMessageStoragePolicy(rawValue: policyNumber)
             else {
@@ -25,11 +27,29 @@ extension APNSClient {
             }
             return .success(APNSChannelConfiguration(storagePolicy: policy, pushType: object["push-type"] as? String ?? ""))
         }
+        if let configuration = result.value { remember(configuration.storagePolicy, channelID: channelID, bundleID: bundleID) }
+        return result
     }
 
     /// Deletes a channel (`DELETE /1/apps/<bundle id>/channels` with `apns-channel-id`); 204 on success.
     public func deleteChannel(_ channelID: String, bundleID: String, requestID: UUID? = nil) async -> APNSChannelResult<APNSNoContent> {
-        await manage("DELETE", bundleID: bundleID, suffix: "channels", channelID: channelID, body: [], requestID: requestID) { _ in .success(APNSNoContent()) }
+        let result: APNSChannelResult<APNSNoContent> = await manage("DELETE", bundleID: bundleID, suffix: "channels", channelID: channelID, body: [], requestID: requestID) { _ in .success(APNSNoContent()) }
+        if result.value != nil { _ = channelPolicies.withLock { $0.removeValue(forKey: bundleID + "/" + channelID) } }
+        return result
+    }
+
+    private func remember(_ policy: APNSMessageStoragePolicy, channelID: String, bundleID: String) {
+        channelPolicies.withLock { policies in
+            if policies.count >= Self.channelPolicyLimit { policies.removeAll(keepingCapacity: true) }
+            policies[bundleID + "/" + channelID] = policy
+        }
+    }
+
+    /// The channel's storage policy: as this client last created or read it, else read from APNs
+    /// now (`nil` when that read fails: the broadcast then goes out and APNs decides).
+    func storagePolicy(of channelID: String, bundleID: String) async -> APNSMessageStoragePolicy? {
+        if let known = channelPolicies.withLock({ $0[bundleID + "/" + channelID] }) { return known }
+        return await readChannel(channelID, bundleID: bundleID).value?.storagePolicy
     }
 
     /// Lists every channel ID of the app (`GET /1/apps/<bundle id>/all-channels`).

@@ -22,6 +22,11 @@ public final class APNSClient: Sendable {
     let connector: any PushConnector
     let devicePool: ConnectionPool
     private let extraPools = Mutex<[String: ConnectionPool]>([:])
+    /// Each channel's message-storage policy as this client created or read it (`"<bundle>/<channel>"`),
+    /// so a broadcast with a non-zero expiration to a No-Message-Stored channel is refused before it
+    /// is sent. Bounded: emptied when it reaches `channelPolicyLimit`.
+    let channelPolicies = Mutex<[String: APNSMessageStoragePolicy]>([:])
+    static let channelPolicyLimit = 10_000
     private let lifecycle = Mutex<(inFlight: Int, closing: Bool, drained: [CheckedContinuation<Void, Never>])>((0, false, []))
 
     /// Makes a client; connections open on first use.

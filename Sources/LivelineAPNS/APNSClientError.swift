@@ -11,6 +11,8 @@ public struct APNSClientError: Error, CustomStringConvertible, Sendable, Hashabl
 
         /// The push failed validation before it was sent (size, fields, topic).
         public static let invalidRequest = Code(rawValue: "invalid-request")
+        /// A non-zero `apns-expiration` to a channel that stores no messages (APNs: 400 `BadExpirationDate`).
+        public static let expirationOnUnstoredChannel = Code(rawValue: "expiration-on-unstored-channel")
         /// The device token is not hex.
         public static let invalidDeviceToken = Code(rawValue: "invalid-device-token")
         /// The configuration cannot send this push (e.g. a Live Activity with certificate auth).

@@ -93,7 +93,7 @@ public struct Linter: Sendable {
                 continue
             }
             if n >= 1e11 {
-                findings.append(LintFinding(.warning, .millisecondDate, path: "aps.\(key)", "\(JSONValue.javaScriptNumber(n)) looks like milliseconds; aps.\(key) is Unix seconds. Use \(JSONValue.javaScriptNumber((n / 1000).rounded(.down)))"))
+                findings.append(LintFinding(.error, .millisecondDate, path: "aps.\(key)", "\(JSONValue.javaScriptNumber(n)) looks like milliseconds; aps.\(key) is Unix seconds. Use \(JSONValue.javaScriptNumber((n / 1000).rounded(.down)))"))
             } else if n > 4e8, n < 1.2e9, key != "dismissal-date" {
                 findings.append(LintFinding(.warning, .referenceDateInHeader, path: "aps.\(key)", "\(JSONValue.javaScriptNumber(n)) looks like seconds since 2001; aps.\(key) is Unix seconds. Use \(JSONValue.javaScriptNumber(n + ReferenceDate.unixOffset))"))
             }

@@ -21,6 +21,8 @@ public struct PayloadError: Error, CustomStringConvertible, Sendable, Hashable {
         public static let dismissalTooLate = Code(rawValue: "dismissal-too-late")
         public static let priorityNotAllowed = Code(rawValue: "priority-not-allowed")
         public static let topicMismatch = Code(rawValue: "topic-mismatch")
+        /// The bundle id given already ends in a push-type suffix, so the topic carries it twice.
+        public static let bundleIDHasSuffix = Code(rawValue: "bundle-id-has-suffix")
         public static let malformedBody = Code(rawValue: "malformed-body")
         public static let encodingFailed = Code(rawValue: "encoding-failed")
     }

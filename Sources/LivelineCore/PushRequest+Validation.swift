@@ -38,6 +38,7 @@ extension PushRequest {
                 let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
+            if !suffix.isEmpty, let error = Self.doubledSuffix(topic.dropLast(suffix.utf8.count)) { throw error }
         }
         if isLiveActivity, !LiveActivityFieldCheck.passes(body, broadcast: target == .broadcast) {
             // The slow path names the problem exactly as it always has.
@@ -67,6 +68,16 @@ extension PushRequest {
     private static let liveActivityRules = TypeRules(.liveActivity)
 
     private static let knownSuffixes = PushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
+    private static let pushTypeSuffixes = knownSuffixes.filter { $0.hasPrefix(".push-type.") }
+
+    /// The error for a bundle id that already ends in a push-type suffix
+    /// (`com.example.flights.push-type.liveactivity`): APNs would get the suffix twice.
+    /// `nil` for a plain bundle id. The service and the command line call it on the ids they are given.
+    /// Only the `.push-type.` suffixes count: a bundle id may well end in `.voip`.
+    public static func doubledSuffix(_ bundleID: Substring) -> PayloadError? {
+        guard let suffix = pushTypeSuffixes.first(where: { bundleID.hasSuffix($0) }) else { return nil }
+        return PayloadError(.bundleIDHasSuffix, "the bundle id \"\(bundleID)\" already ends in \"\(suffix)\": give the app's own bundle id (\"\(bundleID.dropLast(suffix.utf8.count))\"); the push type's suffix is added for you")
+    }
 
     private func checkNumbers(_ value: JSONValue, path: String) throws(PayloadError) {
         switch value {

@@ -10,11 +10,12 @@ import LivelineToolSupport
 enum FixturesCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline fixtures", abstract: "Write an attributes type's pushed JSON and an XCTest file that decodes it with the app's type.",
-        usage: "--type NAME|--schema FILE --out DIR [--module NAME]",
+        usage: "--type NAME|--schema FILE (--out DIR | --check DIR) [--module NAME]",
         options: [
             .init(name: "type", valueName: "NAME", help: "A built-in type (FlightAttributes)."),
             .init(name: "schema", valueName: "FILE", help: "A schema file (format: liveline lint --help)."),
             .init(name: "out", valueName: "DIR", help: "Where to write the JSON files and <Type>FixtureTests.swift."),
+            .init(name: "check", valueName: "DIR", help: "Write nothing: exit 1, naming each difference, when the fixtures committed in DIR are not what the service pushes now."),
             .init(name: "module", valueName: "NAME", help: "The app module the test imports with @testable (default: the type's name without Attributes)."),
         ],
         positionals: 0...0,
@@ -25,10 +26,22 @@ enum FixturesCommand: LivelineCommand {
         and each case of each enumeration. Dates are what a default JSONDecoder reads (seconds
         since 2001). Drop the generated test into the app's test target: a server change the app
         would silently fail to decode then fails the app's tests instead of the Lock Screen.
+
+        --check DIR is for the server's CI, with the schema the service runs with: the app's
+        fixture test only protects the app while its fixtures are current. A schema change (a
+        renamed, retyped or new field, a new enumeration case) makes the check fail with each
+        file that differs, is missing or is no longer pushed, until the fixtures are written
+        again and committed with the app. Exit status: 0 current, 1 drifted, 64 usage.
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
-        let out = try arguments.required("out")
+        let out: String, checking: Bool
+        switch (arguments.value("out"), arguments.value("check")) {
+        case (let dir?, nil): (out, checking) = (dir, false)
+        case (nil, let dir?): (out, checking) = (dir, true)
+        case (.some, .some): throw UsageError(message: "give --out DIR to write the fixtures or --check DIR to compare them, not both", helpPath: spec.path)
+        case (nil, nil): throw UsageError(message: "give --out DIR to write the fixtures, or --check DIR to compare committed ones", helpPath: spec.path)
+        }
         let schema: ActivitySchema
         var schemaFile: String?
         switch (arguments.value("type"), arguments.value("schema")) {
@@ -47,20 +60,97 @@ enum FixturesCommand: LivelineCommand {
             throw UsageError(message: "give one of --type NAME or --schema FILE", helpPath: spec.path)
         }
         let module = arguments.value("module") ?? (schema.name.hasSuffix("Attributes") ? String(schema.name.dropLast("Attributes".count)) : schema.name)
+        var isDirectory: ObjCBool = false
+        if checking, !FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw CLIError(message: "cannot read the committed fixtures in \(out): no such directory")
+        }
         let fixtures = try await FixturePipeline.capture(schema, schemaFile: schemaFile)
+        let testFile = "\(schema.name)FixtureTests.swift"
+        let test = FixtureTestFile.swift(schema: schema, module: module, fixtures: fixtures)
+        if checking {
+            let drift = try FixtureDrift.compare(fixtures, test: (testFile, test), in: out)
+            for line in drift { Console.out(line) }
+            guard drift.isEmpty else {
+                let source = schemaFile.map { "--schema \($0)" } ?? "--type \(schema.name)"
+                Console.err("error: the fixtures in \(out) no longer match what the service pushes for \(schema.name) (\(drift.count) difference\(drift.count == 1 ? "" : "s")) [fixture-drift]: run 'liveline fixtures \(source) --out \(out)', commit them with the app, and fix the app's type if its fixture test then fails")
+                return 1
+            }
+            Console.out("\(schema.name): the \(fixtures.files.count + 1) files in \(out) are what the service pushes now")
+            return 0
+        }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             for (name, json) in fixtures.files {
                 try Data(json.prettyPrinted().utf8).write(to: URL(fileURLWithPath: out + "/" + name))
             }
-            let test = FixtureTestFile.swift(schema: schema, module: module, fixtures: fixtures)
-            try Data(test.utf8).write(to: URL(fileURLWithPath: out + "/\(schema.name)FixtureTests.swift"))
+            try Data(test.utf8).write(to: URL(fileURLWithPath: out + "/" + testFile))
         } catch {
             throw CLIError(message: "cannot write to \(out): \(error.localizedDescription)")
         }
         Console.out("\(schema.name): \(fixtures.attributes.count) attributes and \(fixtures.contentStates.count) content states, as the service pushed them, in \(out)")
         Console.out("test: \(out)/\(schema.name)FixtureTests.swift (@testable import \(module))")
         return 0
+    }
+}
+
+/// `--check`: committed fixtures against the ones captured now, one line per difference.
+enum FixtureDrift {
+    static func compare(_ fixtures: CapturedFixtures, test: (name: String, text: String), in directory: String) throws -> [String] {
+        guard let committed = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            throw CLIError(message: "cannot read the committed fixtures in \(directory): no such directory")
+        }
+        var lines: [String] = []
+        let expected = Set(fixtures.files.map(\.0) + [test.name])
+        for (name, now) in fixtures.files {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else {
+                lines.append("missing: \(name): the service now pushes this state; the app's test never decodes it")
+                continue
+            }
+            guard let was = try? JSONValue.parse(Array(data)) else {
+                lines.append("changed: \(name): the committed file is not JSON")
+                continue
+            }
+            let changes = differences(was, now, path: "")
+            if !changes.isEmpty { lines.append("changed: \(name): " + changes.joined(separator: "; ")) }
+        }
+        for name in committed.sorted() where !expected.contains(name) && (name.hasSuffix(".json") && (name.hasPrefix("attributes-") || name.hasPrefix("content-state-"))) {
+            lines.append("stale: \(name): the service no longer pushes this state")
+        }
+        let committedTest = FileManager.default.contents(atPath: directory + "/" + test.name).map { String(decoding: $0, as: UTF8.self) }
+        if committedTest == nil {
+            lines.append("missing: \(test.name): the app's test that decodes the fixtures")
+        } else if committedTest != test.text {
+            lines.append("changed: \(test.name): it does not decode what the service pushes now")
+        }
+        return lines
+    }
+
+    /// Where two JSON values part: keys added or removed, values that changed (with their paths).
+    static func differences(_ was: JSONValue, _ now: JSONValue, path: String) -> [String] {
+        let here = path.isEmpty ? "the value" : path
+        switch (was, now) {
+        case (.object(let a), .object(let b)):
+            var out: [String] = []
+            let keys = a.map(\.key) + b.map(\.key).filter { a[$0] == nil }
+            for key in keys {
+                let sub = path.isEmpty ? key : path + "." + key
+                switch (a[key], b[key]) {
+                case (nil, let v?): out.append("\(sub) is new (\(describe(v)))")
+                case (let v?, nil): out.append("\(sub) is gone (was \(describe(v)))")
+                case (let x?, let y?) where x != y: out += differences(x, y, path: sub)
+                default: break
+                }
+            }
+            return out
+        default:
+            return was == now ? [] : ["\(here) was \(describe(was)), now \(describe(now))"]
+        }
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        let text = value.serialized()
+        return text.count > 60 ? String(decoding: text.prefix(57), as: UTF8.self) + "…" : String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -62,4 +62,55 @@ struct FixturesCommandTests {
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("--type NAME or --schema FILE"))
     }
+
+    @Test("--check: current fixtures pass; a renamed field, a new enumeration case and a hand-edited file each fail, naming the file and the field")
+    func checkMode() async throws {
+        let out = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        func schema(_ contentState: String) throws -> String {
+            let file = out.appendingPathComponent("delivery-\(UUID().uuidString.prefix(6)).json")
+            try Data("""
+            {"name": "DeliveryAttributes", "attributes": {"orderID": "string"}, "contentState": \(contentState)}
+            """.utf8).write(to: file)
+            return file.path
+        }
+        let v1 = try schema(#"{"stage": {"enum": ["packed", "onTheWay"]}, "eta": "date"}"#)
+        let dir = out.appendingPathComponent("fixtures").path
+        let written = try await CLI.run(["fixtures", "--schema", v1, "--out", dir])
+        #expect(written.status == 0, "\(written.stderr)")
+
+        let current = try await CLI.run(["fixtures", "--schema", v1, "--check", dir])
+        #expect(current.status == 0, "\(current.stdout)\n\(current.stderr)")
+        #expect(current.stdout.contains("are what the service pushes now"))
+
+        // The server renames a field and adds a case; the app's committed fixtures still say the old thing.
+        let v2 = try schema(#"{"stage": {"enum": ["packed", "onTheWay", "delivered"]}, "arrival": "date"}"#)
+        let drifted = try await CLI.run(["fixtures", "--schema", v2, "--check", dir])
+        #expect(drifted.status == 1)
+        #expect(drifted.stderr.contains("[fixture-drift]") && drifted.stderr.contains("--out \(dir)"))
+        #expect(drifted.stdout.contains("changed: content-state-typical.json: eta is gone"))
+        #expect(drifted.stdout.contains("arrival is new"))
+        #expect(drifted.stdout.contains("missing: content-state-stage-delivered.json"))
+        #expect(drifted.stdout.contains("changed: DeliveryAttributesFixtureTests.swift"))
+        let nothingWritten = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(!nothingWritten.contains("content-state-stage-delivered.json"), "--check wrote a file")
+
+        // A committed file edited by hand (a date as Unix seconds) is drift too; key order is not.
+        let typical = dir + "/content-state-typical.json"
+        let object = try #require(try JSONValue.parse(Array(Data(contentsOf: URL(fileURLWithPath: typical)))).objectValue)
+        let reordered = JSONObject(Array(object.reversed()))
+        try Data(JSONValue.object(reordered).serialized()).write(to: URL(fileURLWithPath: typical))
+        #expect(try await CLI.run(["fixtures", "--schema", v1, "--check", dir]).status == 0)
+        var edited = object
+        edited["eta"] = 1_764_612_000
+        try Data(JSONValue.object(edited).serialized()).write(to: URL(fileURLWithPath: typical))
+        let hand = try await CLI.run(["fixtures", "--schema", v1, "--check", dir])
+        #expect(hand.status == 1)
+        #expect(hand.stdout.contains("changed: content-state-typical.json: eta was 1764612000, now"))
+
+        let both = try await CLI.run(["fixtures", "--schema", v1, "--out", dir, "--check", dir])
+        #expect(both.status == 64)
+        let noDir = try await CLI.run(["fixtures", "--schema", v1, "--check", out.appendingPathComponent("nowhere").path])
+        #expect(noDir.status == 1 && noDir.stderr.contains("no such directory"))
+    }
 }

@@ -91,7 +91,7 @@ struct LinterTests {
         expectFinding(lint(noTimestamp), .warning, .missingTimestamp, path: "aps.timestamp", ["missing"])
         expectFinding(lint(update(goodState), previous: now), .warning, .timestampNotNewer, path: "aps.timestamp", ["not newer", "ignores it"])
         #expect(!lint(update(goodState), previous: now.addingTimeInterval(-1)).contains { $0.code == .timestampNotNewer })
-        expectFinding(lint(update(goodState, extra: ["timestamp": 1_764_424_800_000])), .warning, .millisecondDate, path: "aps.timestamp", ["Use 1764424800"])
+        expectFinding(lint(update(goodState, extra: ["timestamp": 1_764_424_800_000])), .error, .millisecondDate, path: "aps.timestamp", ["Use 1764424800"])
         expectFinding(lint(update(goodState, extra: ["timestamp": 786_117_600])), .warning, .referenceDateInHeader, path: "aps.timestamp", ["since 2001", "Use 1764424800"])
     }
 

@@ -24,6 +24,7 @@ enum ReferenceValidation {
                 let expected = suffix.isEmpty ? "the bare bundle id" : "<bundle id>\(suffix)"
                 throw PayloadError(.topicMismatch, "apns-topic \"\(topic)\" does not fit push type \(pushType); expected \(expected)")
             }
+            if !suffix.isEmpty, let error = PushRequest.doubledSuffix(topic.dropLast(suffix.utf8.count)) { throw error }
         }
         if pushType == .liveActivity {
             try LiveActivityPush(body: request.body).validateFields(broadcast: target == .broadcast)

@@ -136,6 +136,20 @@ struct ValidationTests {
         try broadcast.validate(for: .broadcast)
     }
 
+    @Test("a bundle id that already ends in .push-type.liveactivity: refused with the bundle id to give instead")
+    func doubledSuffix() throws {
+        let doubled = PushRequest.liveActivity(try .update(state: state, timestamp: now), bundleID: "com.example.flights.push-type.liveactivity")
+        #expect(doubled.topic == "com.example.flights.push-type.liveactivity.push-type.liveactivity")
+        expectError(.bundleIDHasSuffix, ["\"com.example.flights.push-type.liveactivity\"", "give the app's own bundle id (\"com.example.flights\")"]) { doubled }
+        // Another push type's suffix in front of this one's is as wrong; `.voip` may be a real bundle id's end.
+        var widgets = doubled
+        widgets.topic = "com.example.flights.push-type.widgets.push-type.liveactivity"
+        expectError(.bundleIDHasSuffix, ["ends in \".push-type.widgets\""]) { widgets }
+        #expect(PushRequest.doubledSuffix("com.example.flights") == nil)
+        try PushRequest.liveActivity(try .update(state: state, timestamp: now), bundleID: "com.example.voip").validate()
+        try PushRequest.liveActivity(try .update(state: state, timestamp: now), bundleID: "com.example.push-typed").validate()
+    }
+
     @Test("a body that is not a Live Activity push")
     func malformed() {
         expectError(.malformedBody, ["no \"aps\""]) { PushRequest(pushType: .liveActivity, topic: "a.push-type.liveactivity", body: ["x": 1]) }
