@@ -146,3 +146,20 @@ enum ClientAddress {
         return remote
     }
 }
+
+/// What an app's backend signs for its installations (HS256 with the app's token secret, set by
+/// `PUT /v1/apps/{bundleID}/token-secret`). Any JWT library does the same; this one serves the
+/// demo, the tests and Swift backends.
+public enum BackendTokens {
+    /// Binds `userID` to the installation `installationID` of `bundleID` until `lifetime` from `now` (at most 1 hour).
+    public static func userToken(userID: String, installationID: String, bundleID: String, secret: String, now: Date = Date(), lifetime: TimeInterval = 600) -> String {
+        BackendToken.sign(["sub": .string(userID), "deviceID": .string(installationID), "aud": .string(bundleID),
+                           "exp": .number((now.timeIntervalSince1970 + lifetime).rounded(.down))], secret: secret)
+    }
+
+    /// Lets the installation register an update token for `activityID`.
+    public static func activityGrant(activityID: String, installationID: String, bundleID: String, secret: String, now: Date = Date(), lifetime: TimeInterval = 600) -> String {
+        BackendToken.sign(["activityID": .string(activityID), "deviceID": .string(installationID), "aud": .string(bundleID),
+                           "exp": .number((now.timeIntervalSince1970 + lifetime).rounded(.down))], secret: secret)
+    }
+}

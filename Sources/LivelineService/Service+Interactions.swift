@@ -72,7 +72,10 @@ extension Service {
     }
 
     static func json(_ i: InteractionRecord) -> JSONValue {
-        var o: JSONObject = ["id": .number(Double(i.id)), "activityID": .string(i.activityID), "idempotencyKey": .string(i.idempotencyKey),
+        // An installation's keys are stored under its id ("<installationID>/<key>"); shown as it sent them.
+        var key = i.idempotencyKey
+        if let d = i.deviceID, key.hasPrefix(d + "/") { key.removeFirst(d.count + 1) }
+        var o: JSONObject = ["id": .number(Double(i.id)), "activityID": .string(i.activityID), "idempotencyKey": .string(key),
                              "createdAt": .string(ISODate.string(i.createdAt)), "webhook": .string(i.webhookState), "attempts": .number(Double(i.attempts))]
         if let d = i.deviceID { o["deviceID"] = .string(d) }
         if let body = try? JSONValue.parse(i.body), let b = body.objectValue { for m in b { o[m.key] = m.value } }
