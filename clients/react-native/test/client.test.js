@@ -129,3 +129,27 @@ test("the flight-tracker guide's onPushTokenUpdate goes to the same API", async 
   await client.drain();
   assert.equal((await service.tokens('flight-f'))[await client.installationID()], prefix(t));
 });
+
+test('the installation: made once with the app key, its secret in secureStorage, the user bound by the backend\'s token', async () => {
+  const secureStorage = memoryStorage(), storage = memoryStorage();
+  const clock = fakeClock();
+  const userTokenProvider = async (installationID, userID) => signGrant(service.tokenSecret, { sub: userID, deviceID: installationID });
+  const client = createLivelineClient({ baseURL: service.url, appKey: service.appKey, deviceID: 'rn-user-phone', storage, secureStorage,
+    now: clock.now, sleep: clock.sleep, random: () => 0.5, userTokenProvider });
+  await client.registerDevice({ bundleID: bundle, iosVersion: '18.2', userID: 'ana' });
+  await client.setPushToStartToken('FlightAttributes', token());
+  const report = await client.drain();
+  assert.equal(report.sent.length, 2, JSON.stringify(report));
+  const id = await client.installationID();
+  assert.match(id, /^inst_[0-9a-f]{24}$/);
+  const stored = JSON.parse(await secureStorage.getItem('liveline.installation.v1'));
+  assert.equal(stored.installationID, id);
+  assert.match(stored.secret, /^ll_inst_[0-9a-f]{40}$/);
+  assert.equal(await storage.getItem('liveline.installation.v1'), null);
+  const device = await service.call('GET', `/v1/devices/${id}`);
+  assert.equal(device.json.userID, 'ana');
+  assert.equal(device.json.userVerified, true);
+  // The app key alone cannot write the device; the credential cannot touch another id.
+  assert.equal((await service.call('PUT', `/v1/devices/${id}`, { bundleID: bundle, iosVersion: '16.0' }, service.appKey)).status, 403);
+  assert.equal((await service.call('DELETE', '/v1/devices/inst_000000000000000000000000', undefined, stored.secret)).status, 404);
+});
