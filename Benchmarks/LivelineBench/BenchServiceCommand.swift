@@ -56,6 +56,9 @@ enum BenchServiceCommand: LivelineCommand {
     static let devices = 10_000
 
     /// A service on a fresh database with `devices` devices and an admin key; returns it and the key.
+    /// Each device `d<n>` is an installation (its secret in `installationSecrets`), and activities
+    /// `bench-0` to `bench-99` exist with a token of each of their devices, so the registrations the
+    /// bench sends are token rotations by the installation that holds the activity (the app's hot path).
     static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000,
                         threads: Int = ServiceConfiguration().threads) throws -> (ServiceServer, String) {
         var config = ServiceConfiguration()
@@ -63,22 +66,37 @@ enum BenchServiceCommand: LivelineCommand {
         config.database = workspace.directory.appendingPathComponent("\(name).db").path
         config.rateLimit = 10_000_000
         config.rateBurst = 10_000_000
+        config.installationRateLimit = 10_000_000
+        config.installationRateBurst = 10_000_000
+        config.addressRateLimit = 10_000_000
+        config.addressRateBurst = 10_000_000
         config.threads = threads
         config.apnsHost = apnsHost
         config.caFile = caFile
         config.maxInFlight = maxInFlight
         let server = try ServiceServer.start(config) { Console.err($0) }
         try server.store.write { tx in
+            for k in 0..<100 {
+                try tx.upsertActivity(ActivityRecord(activityID: "bench-\(k)", bundleID: "com.example.flights", attributesType: "", channelID: nil, startedAt: Date()))
+            }
             for i in 0..<devices {
                 try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+                try tx.insertInstallation(InstallationRecord(installationID: "d\(i)", bundleID: "com.example.flights", secretHash: KeyAuthority.hash(installationSecrets[i]), createdAt: Date()))
+                try tx.setActivityToken(TokenRecord(scope: "bench-\(i % 100)", deviceID: "d\(i)", token: String(format: "%064x", i + 10_000_000), registeredAt: Date()))
             }
         }
         return (server, server.firstAdminKey ?? "")
     }
 
-    /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`.
-    static func registrationScript(key: String) -> String {
-        """
+    /// The installation secrets of `d0` … `d<devices - 1>` (made for this run).
+    static let installationSecrets: [String] = (0..<devices).map { _ in "ll_inst_" + Digest.hex(Digest.randomBytes(20)) }
+
+    /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`,
+    /// with `d<n>`'s installation credential.
+    static func registrationScript() -> String {
+        let secrets = installationSecrets.map { "\"\($0)\"" }.joined(separator: ",")
+        return """
+        local secrets = {\(secrets)}
         local n = 0
         local thread_id = 0
         setup = function(thread) thread:set("tid", thread_id); thread_id = thread_id + 1 end
@@ -87,7 +105,7 @@ enum BenchServiceCommand: LivelineCommand {
           local i = (n * 2 + tid) % \(devices)
           local token = string.format("%064x", n * 2 + tid)
           return wrk.format("PUT", "/v1/activities/bench-" .. (i % 100) .. "/tokens/d" .. i,
-            {["Authorization"] = "Bearer \(key)", ["Content-Type"] = "application/json"}, '{"token":"' .. token .. '"}')
+            {["Authorization"] = "Bearer " .. secrets[i + 1], ["Content-Type"] = "application/json"}, '{"token":"' .. token .. '"}')
         end
         local errors = 0
         response = function(status, headers, body) if status ~= 200 and status ~= 201 then errors = errors + 1 end end
@@ -117,11 +135,11 @@ enum BenchServiceCommand: LivelineCommand {
     }
 
     static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int) async throws {
-        let (server, key) = try service(workspace, name: "registrations", threads: threads)
+        let (server, _) = try service(workspace, name: "registrations", threads: threads)
         defer { Task { await server.stop() } }
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
         let before = (server.store as? SQLiteStore)?.groupCommitCounts
-        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
+        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(), workspace: workspace)
         // Commits during the wrk run only: the set-up before and the store-alone run after are one a commit.
         let after = (server.store as? SQLiteStore)?.groupCommitCounts
         let held = try server.store.write { try $0.tokenCount() }
@@ -241,6 +259,11 @@ enum BenchServiceCommand: LivelineCommand {
             try tx.upsertApp(AppRecord(bundleID: "com.example.flights", teamID: "BENCHTEAM1", keyID: "BENCHKEY01", keyPEM: try P256PrivateKey.generate().pkcs8PEM(), environment: "sandbox", createdAt: Date()))
             for i in 0..<devices {
                 try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+                try tx.insertInstallation(InstallationRecord(installationID: "d\(i)", bundleID: "com.example.flights", secretHash: KeyAuthority.hash(installationSecrets[i]), createdAt: Date()))
+                try tx.setActivityToken(TokenRecord(scope: "bench-\(i % 100)", deviceID: "d\(i)", token: String(format: "%064x", i + 10_000_000), registeredAt: Date()))
+            }
+            for k in 0..<100 {
+                try tx.upsertActivity(ActivityRecord(activityID: "bench-\(k)", bundleID: "com.example.flights", attributesType: "", channelID: nil, startedAt: Date()))
             }
         }
         var written = 0
@@ -255,11 +278,11 @@ enum BenchServiceCommand: LivelineCommand {
         }
         store.close()
         let executable = try BenchWorkspace.liveline()
-        let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
+        let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000", "LIVELINE_INSTALLATION_RATE_LIMIT": "1000000", "LIVELINE_INSTALLATION_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
         defer { process.send(SIGKILL) }
         let out = try await process.output(containing: "Ready.")
         guard let url = out.line(after: "listening on ") else { throw CLIError(message: "serve did not start:\n\(out)") }
-        _ = try wrk(url, seconds: seconds, script: registrationScript(key: key.secret), workspace: workspace)
+        _ = try wrk(url, seconds: seconds, script: registrationScript(), workspace: workspace)
         let api = ServiceHTTPClient(baseURL: url, key: key.secret)
         _ = try await api.expect("GET", "/v1/activities/bench-5?limit=1000")
         _ = try await api.expect("GET", "/metrics")

@@ -10,6 +10,7 @@ import LivelineSimulator
 import LivelineTesting
 import LivelineToolSupport
 import LivelineUI
+import Synchronization
 
 /// The flight tracker through the service: `liveline simulator` and `liveline serve` run as real
 /// processes on loopback; two simulated iPhones' apps run LivelineKit (a coordinator over the
@@ -109,6 +110,7 @@ extension DemoCommand {
                 throw CLIError(message: "\(phone.id)'s app could not register: sent \(launched.sent), dropped \(launched.dropped), \(launched.remaining) left")
             }
             let installation = await phoneApp.uploader.installationID ?? "?"
+            installationNames.withLock { $0[installation] = phone.id }
             Console.out("app      \(phone.name) (iOS \(phone.ios), user \(phone.user)): LivelineKit POST /v1/installations → \(installation), PUT /v1/devices/\(installation) with \(phone.user)'s user token, push-to-start token \(prefix(token))")
         }
         let channel = try await backend.expect("POST", "/v1/channels", ["bundleID": .string(bundle)])
@@ -193,12 +195,17 @@ extension DemoCommand {
     }
 
     /// Waits until every push of the activity is final and prints the ones of this send.
+    /// The phones by their installation ids, so the service's lines name the phone.
+    static let installationNames = Mutex([String: String]())
+
     static func report(_ backend: ServiceHTTPClient, _ activityID: String, sendID: JSONValue?) async throws -> Int {
+        let names = installationNames.withLock { $0 }
         let snapshot = try await backend.expect("GET", "/v1/activities/\(activityID)?wait=20")
         var failures = 0
         for d in (snapshot["deliveries"]?.arrayValue ?? []).reversed() where d["sendID"] == sendID {
             let state = d["state"]?.stringValue ?? "?"
-            let who = d["target"]?.stringValue == "channel" ? "channel \(d["token"]?.stringValue ?? "")" : "\(d["deviceID"]?.stringValue ?? "?") \(d["target"]?.stringValue ?? "") \(d["token"]?.stringValue ?? "")"
+            let device = d["deviceID"]?.stringValue ?? "?"
+            let who = d["target"]?.stringValue == "channel" ? "channel \(d["token"]?.stringValue ?? "")" : "\(names[device] ?? device) \(d["target"]?.stringValue ?? "") \(d["token"]?.stringValue ?? "")"
             var line = "service  \(who): \(state)"
             if let id = d["apnsID"]?.stringValue { line += " apns-id \(id)" }
             if let r = d["reason"]?.stringValue { line += " (\(r))" }
