@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineSQLite
 import LivelineService
 import LivelineSimulator
+import LivelineTesting
 @testable import LivelineStore
 import Testing
 
@@ -234,6 +235,19 @@ struct TrustAttackTests {
     func idempotencyUnderConcurrency() async throws {
         let f = try await ServiceFixture(phones: []) { $0.addressRateBurst = 1000 }
         defer { Task { await f.stop() } }
+        try await Self.fiftyWithOneKey(f)
+    }
+
+    @Test("50 concurrent requests with one Idempotency-Key on PostgreSQL: one effect, no 5xx", .enabled(if: TestPostgres.isAvailable))
+    func idempotencyUnderConcurrencyOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let f = try await ServiceFixture(phones: []) { $0.addressRateBurst = 1000; $0.database = database.url() }
+        do { try await Self.fiftyWithOneKey(f) } catch { await f.stop(); throw error }
+        await f.stop()
+    }
+
+    static func fiftyWithOneKey(_ f: ServiceFixture) async throws {
         let body: JSONValue = ["bundleID": .string(Self.bundle), "iosVersion": "18.2"]
         let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
             for _ in 0..<50 { group.addTask { try await f.app.call("POST", "/v1/installations", json: body, headers: ["Idempotency-Key": "one-install"]) } }
