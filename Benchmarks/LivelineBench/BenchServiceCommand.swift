@@ -21,6 +21,7 @@ enum BenchServiceCommand: LivelineCommand {
             .init(name: "seconds", valueName: "s", help: "wrk duration per run (default 5)."),
             .init(name: "threads", valueName: "n", help: "The service's HTTP threads (default: the service's default, \(ServiceConfiguration().threads))."),
             .init(name: "only", valueName: "part", help: "Run one part: registrations, fanout or memory."),
+            .init(name: "as", valueName: "credential", help: "Registrations with each device's installation credential (default) or the admin key (the checks before installations: no ownership check)."),
         ],
         discussion: """
             registrations  wrk -t2 -c50 PUTs update tokens (one SQLite upsert each) against the service,
@@ -42,10 +43,11 @@ enum BenchServiceCommand: LivelineCommand {
             throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive, '--threads' from 1 to 64")
         }
         let only = try arguments.choice("only", among: ["registrations", "fanout", "memory"])
+        let asAdmin = try arguments.choice("as", among: ["installation", "admin"]) == "admin"
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         Console.out("liveline bench service: \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(SQLiteStore.libraryVersion)")
-        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds, threads: threads) }
+        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds, threads: threads, asAdmin: asAdmin) }
         if only == nil || only == "fanout" { try await fanOut(workspace, count: fanout) }
         if only == nil || only == "memory" { try await memory(workspace, tokens: tokens, seconds: seconds) }
         return 0
@@ -93,8 +95,8 @@ enum BenchServiceCommand: LivelineCommand {
 
     /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`,
     /// with `d<n>`'s installation credential.
-    static func registrationScript() -> String {
-        let secrets = installationSecrets.map { "\"\($0)\"" }.joined(separator: ",")
+    static func registrationScript(adminKey: String? = nil) -> String {
+        let secrets = installationSecrets.map { "\"\(adminKey ?? $0)\"" }.joined(separator: ",")
         return """
         local secrets = {\(secrets)}
         local n = 0
@@ -134,12 +136,12 @@ enum BenchServiceCommand: LivelineCommand {
         return (rate, non2xx, requests > 0 ? cpu * 1e6 / requests : 0)
     }
 
-    static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int) async throws {
-        let (server, _) = try service(workspace, name: "registrations", threads: threads)
+    static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int, asAdmin: Bool = false) async throws {
+        let (server, adminKey) = try service(workspace, name: "registrations", threads: threads)
         defer { Task { await server.stop() } }
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
         let before = (server.store as? SQLiteStore)?.groupCommitCounts
-        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(), workspace: workspace)
+        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(adminKey: asAdmin ? adminKey : nil), workspace: workspace)
         // Commits during the wrk run only: the set-up before and the store-alone run after are one a commit.
         let after = (server.store as? SQLiteStore)?.groupCommitCounts
         let held = try server.store.write { try $0.tokenCount() }
@@ -149,7 +151,7 @@ enum BenchServiceCommand: LivelineCommand {
         if let before, let after {
             grouping = String(format: ", %.2f transactions a commit", Double(after.transactions - before.transactions) / Double(max(1, after.batches - before.batches)))
         }
-        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
+        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (\(asAdmin ? "admin key" : "installation credentials"), SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
         Console.out("               the store alone: \(Int(1e6 / storeOnly)) registrations/s on one thread, \(String(format: "%.1f", storeOnly)) µs each (device, activity and token read, token upsert, commit)")
         Console.out("               service CPU a request: \(String(format: "%.1f", registrations.cpuMicros)) µs a registration, \(String(format: "%.1f", health.cpuMicros)) µs a /healthz: \(ratio(health.cpuMicros, registrations.cpuMicros))× (steadier than the rates on a busy machine)")
         await server.stop()

@@ -35,7 +35,26 @@ extension Service {
     }
 
     func listApps(_ c: RequestContext) throws -> Answer {
-        Answer(200, ["apps": .array(try store.write { try $0.apps() }.map(Self.json))])
+        let (limit, after) = try Self.namePage(c)
+        return Self.paged("apps", try store.write { try $0.apps() }, key: \.bundleID, after: after, limit: limit, json: Self.json)
+    }
+
+    /// `?limit=` (1 to 1000, 100 by default) and `?after=` (the previous page's `next`) of a listing by name.
+    static func namePage(_ c: RequestContext) throws -> (limit: Int, after: String?) {
+        var limit = 100
+        if let text = c.request.queryValue("limit") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw APIError.invalid("limit", "must be an integer from 1 to 1000, got '\(text.prefix(20))'") }
+            limit = n
+        }
+        return (limit, c.request.queryValue("after"))
+    }
+
+    /// One page of `rows` (sorted by `key`) after `after`, with `next` when more may follow.
+    static func paged<Row>(_ name: String, _ rows: [Row], key: KeyPath<Row, String>, after: String?, limit: Int, json: (Row) -> JSONValue) -> Answer {
+        let page = rows.filter { after == nil || $0[keyPath: key] > after! }.prefix(limit)
+        var o: JSONObject = [name: .array(page.map(json))]
+        if page.count == limit, let last = page.last { o["next"] = .string(last[keyPath: key]) }
+        return Answer(200, .object(o))
     }
 
     static func json(_ app: AppRecord) -> JSONValue {

@@ -19,7 +19,7 @@ extension Service {
                   requestSchema: Schema.object([("bundleID", Schema.string), ("teamID", Schema.string), ("keyID", Schema.string), ("key", Schema.string),
                                                 ("environment", ["type": "string", "enum": ["production", "sandbox"]])], required: ["bundleID", "teamID", "keyID", "key"]),
                   success: 201) { s, c in try s.createApp(c) },
-            Route(method: "GET", pattern: "/v1/apps", scope: .admin, summary: "List apps (without keys).", success: 200) { s, c in try s.listApps(c) },
+            Route(method: "GET", pattern: "/v1/apps", scope: .admin, summary: "List apps (without keys), a page at a time (?limit=, ?after= the previous page's next).", success: 200) { s, c in try s.listApps(c) },
             Route(method: "POST", pattern: "/v1/keys", scope: .admin, summary: "Make an API key (shown once).",
                   requestSchema: Schema.object([("scope", ["type": "string", "enum": ["app", "admin"]]), ("name", Schema.string)]), success: 201) { s, c in try s.createKey(c) },
             Route(method: "POST", pattern: "/v1/installations", scope: .app,
@@ -77,7 +77,7 @@ extension Service {
             Route(method: "POST", pattern: "/v1/channels", scope: .admin, summary: "Create a broadcast channel through APNs (10,000 per app).",
                   requestSchema: Schema.object([("bundleID", Schema.string), ("storagePolicy", ["type": "integer", "enum": [0, 1]])], required: ["bundleID"]),
                   success: 201) { s, c in try await s.createChannel(c) },
-            Route(method: "GET", pattern: "/v1/channels", scope: .admin, summary: "List channels (?bundleID=).", success: 200) { s, c in try s.listChannels(c) },
+            Route(method: "GET", pattern: "/v1/channels", scope: .admin, summary: "List channels (?bundleID=), a page at a time (?limit=, ?after= the previous page's next).", success: 200) { s, c in try s.listChannels(c) },
             Route(method: "GET", pattern: "/v1/channels/{channelID}", scope: .admin, summary: "A channel.", success: 200) { s, c in try s.getChannel(c) },
             Route(method: "DELETE", pattern: "/v1/channels/{channelID}", scope: .admin, summary: "Delete a channel at APNs and here.", success: 200) { s, c in try await s.deleteChannel(c) },
         ]

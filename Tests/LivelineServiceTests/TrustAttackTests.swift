@@ -284,6 +284,20 @@ struct TrustAttackTests {
         #expect(try await i.client.call("PUT", "/v1/devices/\(i.id)", json: ["bundleID": .string(Self.bundle), "iosVersion": "18.2", "userToken": .string(far)]).status == 401)
     }
 
+    @Test("listings page with ?limit= and ?after=: apps")
+    func listingsPage() async throws {
+        let f = try await ServiceFixture(phones: [])
+        defer { Task { await f.stop() } }
+        let second = try await f.admin.call("POST", "/v1/apps", json: ["bundleID": "com.example.zebra", "teamID": .string(f.teamID), "keyID": .string(f.keyID), "key": .string(f.keyPEM), "environment": "sandbox"])
+        #expect(second.status == 201, "\(second.json)")
+        let first = try await f.admin.call("GET", "/v1/apps?limit=1")
+        #expect(first.json["apps"]?.arrayValue?.map { $0["bundleID"] } == [.string(Self.bundle)])
+        let next = try #require(first.json["next"]?.stringValue)
+        let rest = try await f.admin.call("GET", "/v1/apps?limit=1&after=\(next)")
+        #expect(rest.json["apps"]?.arrayValue?.map { $0["bundleID"] } == ["com.example.zebra"])
+        #expect(try await f.admin.call("GET", "/v1/apps?limit=0").status == 400)
+    }
+
     @Test("a database of the previous version is migrated: its devices still receive pushes and claim installations with a token they hold")
     func migration() async throws {
         let directory = NSTemporaryDirectory() + "liveline-migration-\(UUID().uuidString.prefix(8))"
