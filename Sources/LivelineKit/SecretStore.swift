@@ -55,9 +55,21 @@ public final class MemorySecretStore: SecretStore, @unchecked Sendable {
     private let lock = NSLock()
     private var value: InstallationCredential?
     public init() {}
-    public func load() -> InstallationCredential? { lock.withLock { value } }
-    public func save(_ credential: InstallationCredential) throws { lock.withLock { value = credential } }
-    public func clear() { lock.withLock { value = nil } }
+    public func load() -> InstallationCredential? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+    public func save(_ credential: InstallationCredential) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        value = credential
+    }
+    public func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        value = nil
+    }
 }
 
 #if canImport(Security) && os(iOS)

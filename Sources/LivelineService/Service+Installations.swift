@@ -111,11 +111,11 @@ extension Service {
     /// this installation, or it already holds a token for it, or the backend granted it, or the id
     /// is in the installation's own namespace (`<installationID>:…`). Otherwise the same 404 as an
     /// unknown activity.
-    func mayHold(_ activityID: String, activity: ActivityRecord?, installation: InstallationRecord, grant: String?, tx: any StoreTransaction, now: Date) throws {
+    func mayHold(_ activityID: String, activity: ActivityRecord?, holdsToken: Bool, installation: InstallationRecord, grant: String?, tx: any StoreTransaction, now: Date) throws {
         let id = installation.installationID
         if Self.isOwnNamespace(activityID, installationID: id) { return }
         if let activity, activity.bundleID == installation.bundleID {
-            if try tx.activityToken(activityID: activityID, deviceID: id) != nil { return }
+            if holdsToken { return }
             if try tx.wasPushStarted(activityID: activityID, deviceID: id, since: activity.startedAt) { return }
         }
         if let grant, activity == nil || activity?.bundleID == installation.bundleID {

@@ -168,8 +168,10 @@ extension Service {
         let answer = try await commitAsync(c) { [self] tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
             let existing = try tx.activity(activityID)
+            // Read once: whether the device holds a token decides both who may rotate it and the answer.
+            let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
             if let installation = c.installation {
-                try mayHold(activityID, activity: existing, installation: installation, grant: grant, tx: tx, now: c.now)
+                try mayHold(activityID, activity: existing, holdsToken: previous != nil, installation: installation, grant: grant, tx: tx, now: c.now)
             }
             if var activity = existing {
                 if let type, type != activity.attributesType, !activity.attributesType.isEmpty {
@@ -183,7 +185,6 @@ extension Service {
                 // The app started this activity itself: the service learns of it from its token.
                 try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: device.bundleID, attributesType: type ?? "", channelID: nil, startedAt: c.now))
             }
-            let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
             try tx.setActivityToken(TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now))
             return Answer(previous == nil ? 201 : 200, ["activityID": .string(activityID), "deviceID": .string(deviceID), "token": .string(Self.prefix(token)),
                                                          "replaced": .bool(previous != nil && previous?.token != token)])
