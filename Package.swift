@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite", "LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
-            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting",
+            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite",
         ]),
         // Fuzz targets (one check per parser), shared with the libFuzzer package under Fuzz/.
         .target(name: "LivelineFuzzTargets", dependencies: [

@@ -62,22 +62,23 @@ seed simulator channels $'POST /1/apps/com.example.flights/channels\n'"$h"$'\n\n
 seed simulator broadcast $'POST /4/broadcasts/apps/com.example.flights\n'"$la"$'\napns-channel-id: dGVzdA==\n\n{"aps":{"event":"update","timestamp":$NOW,"content-state":{}}}'
 seed simulator bad-path $'GET /2/nothing\n\n'
 
-# Service requests: same form, a `?query` allowed; $ADMIN and $APP are keys made at run time.
+# Service requests: same form, a `?query` allowed; $ADMIN and $APP are keys made at run time, $INST and $DEV
+# an installation the app key made (its credential and its id).
 seed service health $'GET /healthz\n\n'
 seed service openapi $'GET /openapi.json\n\n'
 seed service app $'POST /v1/apps\nauthorization: Bearer $ADMIN\ncontent-type: application/json\n\n{"bundleID":"com.example.flights","teamID":"TEAM000001","keyID":"KEY0000001","key":"-----BEGIN PRIVATE KEY-----\\nAAAA\\n-----END PRIVATE KEY-----\\n","environment":"sandbox"}'
 seed service key $'POST /v1/keys\nauthorization: Bearer $ADMIN\n\n{"scope":"app","name":"ci"}'
-seed service device $'PUT /v1/devices/phone-1\nauthorization: Bearer $APP\n\n{"bundleID":"com.example.flights","iosVersion":"18.2","userID":"u1"}'
-seed service push-to-start $'PUT /v1/devices/phone-1/push-to-start/FlightAttributes\nauthorization: Bearer $APP\n\n{"token":"0123456789abcdef0123456789abcdef"}'
-seed service token $'PUT /v1/activities/flight-1/tokens/phone-1\nauthorization: Bearer $APP\n\n{"token":"abcdef0123456789abcdef0123456789"}'
+seed service device $'PUT /v1/devices/$DEV\nauthorization: Bearer $INST\n\n{"bundleID":"com.example.flights","iosVersion":"18.2","userID":"u1"}'
+seed service push-to-start $'PUT /v1/devices/$DEV/push-to-start/FlightAttributes\nauthorization: Bearer $INST\n\n{"token":"0123456789abcdef0123456789abcdef"}'
+seed service token $'PUT /v1/activities/$DEV:flight-1/tokens/$DEV\nauthorization: Bearer $INST\n\n{"token":"abcdef0123456789abcdef0123456789"}'
 seed service start $'POST /v1/activities/flight-1/start\nauthorization: Bearer $ADMIN\nidempotency-key: start-1\n\n{"attributesType":"FlightAttributes","attributes":{"flightNumber":"LL 1234","origin":"LIS","destination":"ZRH","airline":"Liveline Air","departure":"2026-12-01T18:00:00Z"},"contentState":{"status":"scheduled","gate":"B12","boardingTime":"2026-12-01T17:20:00Z","delayMinutes":0,"isBoarding":false},"alert":{"title":"LL 1234","body":"Tracking"},"audience":{"userIDs":["u1"]}}'
 seed service update $'POST /v1/activities/flight-1/update\nauthorization: Bearer $ADMIN\n\n{"contentState":{"status":"boarding","gate":"B12","boardingTime":"2026-12-01T17:20:00Z","delayMinutes":0,"isBoarding":true},"priority":10}'
 seed service end $'POST /v1/activities/flight-1/end\nauthorization: Bearer $ADMIN\n\n{"dismissal":"immediate"}'
 seed service get-activity $'GET /v1/activities/flight-1?limit=10\nauthorization: Bearer $ADMIN\n\n'
-seed service interaction $'POST /v1/activities/flight-1/interactions\nauthorization: Bearer $APP\n\n{"deviceID":"phone-1","action":"tap","at":"2026-12-01T17:00:00Z"}'
-seed service receipts $'POST /v1/activities/flight-1/receipts\nauthorization: Bearer $APP\n\n{"deviceID":"phone-1","receivedAt":"2026-12-01T17:00:00Z"}'
+seed service interaction $'POST /v1/activities/$DEV:flight-1/interactions\nauthorization: Bearer $INST\nidempotency-key: tap-1\n\n{"action":"tap","payload":{"at":"2026-12-01T17:00:00Z"}}'
+seed service receipts $'POST /v1/activities/$DEV:flight-1/receipts\nauthorization: Bearer $INST\n\n{"displayedAt":"2026-12-01T17:00:00Z"}'
 seed service channel $'POST /v1/channels\nauthorization: Bearer $ADMIN\n\n{"bundleID":"com.example.flights","storagePolicy":"none"}'
 seed service channels $'GET /v1/channels?bundleID=com.example.flights\nauthorization: Bearer $ADMIN\n\n'
-seed service delete-device $'DELETE /v1/devices/phone-1\nauthorization: Bearer $APP\n\n'
+seed service delete-device $'DELETE /v1/devices/$DEV\nauthorization: Bearer $INST\n\n'
 seed service no-key $'POST /v1/activities/x/start\n\n{}'
 echo "corpus written to $out: $(find "$out" -type f | wc -l) files" >&2

@@ -21,6 +21,7 @@ enum BenchServiceCommand: LivelineCommand {
             .init(name: "seconds", valueName: "s", help: "wrk duration per run (default 5)."),
             .init(name: "threads", valueName: "n", help: "The service's HTTP threads (default: the service's default, \(ServiceConfiguration().threads))."),
             .init(name: "only", valueName: "part", help: "Run one part: registrations, fanout or memory."),
+            .init(name: "as", valueName: "credential", help: "Registrations with each device's installation credential (default) or the admin key (the checks before installations: no ownership check)."),
         ],
         discussion: """
             registrations  wrk -t2 -c50 PUTs update tokens (one SQLite upsert each) against the service,
@@ -42,10 +43,11 @@ enum BenchServiceCommand: LivelineCommand {
             throw arguments.usageError("'--fanout', '--tokens' and '--seconds' must be positive, '--threads' from 1 to 64")
         }
         let only = try arguments.choice("only", among: ["registrations", "fanout", "memory"])
+        let asAdmin = try arguments.choice("as", among: ["installation", "admin"]) == "admin"
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         Console.out("liveline bench service: \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(SQLiteStore.libraryVersion)")
-        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds, threads: threads) }
+        if only == nil || only == "registrations" { try await registrations(workspace, seconds: seconds, threads: threads, asAdmin: asAdmin) }
         if only == nil || only == "fanout" { try await fanOut(workspace, count: fanout) }
         if only == nil || only == "memory" { try await memory(workspace, tokens: tokens, seconds: seconds) }
         return 0
@@ -56,6 +58,9 @@ enum BenchServiceCommand: LivelineCommand {
     static let devices = 10_000
 
     /// A service on a fresh database with `devices` devices and an admin key; returns it and the key.
+    /// Each device `d<n>` is an installation (its secret in `installationSecrets`), and activities
+    /// `bench-0` to `bench-99` exist with a token of each of their devices, so the registrations the
+    /// bench sends are token rotations by the installation that holds the activity (the app's hot path).
     static func service(_ workspace: BenchWorkspace, name: String, apnsHost: String? = nil, caFile: String? = nil, maxInFlight: Int = 1000,
                         threads: Int = ServiceConfiguration().threads) throws -> (ServiceServer, String) {
         var config = ServiceConfiguration()
@@ -63,22 +68,37 @@ enum BenchServiceCommand: LivelineCommand {
         config.database = workspace.directory.appendingPathComponent("\(name).db").path
         config.rateLimit = 10_000_000
         config.rateBurst = 10_000_000
+        config.installationRateLimit = 10_000_000
+        config.installationRateBurst = 10_000_000
+        config.addressRateLimit = 10_000_000
+        config.addressRateBurst = 10_000_000
         config.threads = threads
         config.apnsHost = apnsHost
         config.caFile = caFile
         config.maxInFlight = maxInFlight
         let server = try ServiceServer.start(config) { Console.err($0) }
         try server.store.write { tx in
+            for k in 0..<100 {
+                try tx.upsertActivity(ActivityRecord(activityID: "bench-\(k)", bundleID: "com.example.flights", attributesType: "", channelID: nil, startedAt: Date()))
+            }
             for i in 0..<devices {
                 try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+                try tx.insertInstallation(InstallationRecord(installationID: "d\(i)", bundleID: "com.example.flights", secretHash: KeyAuthority.hash(installationSecrets[i]), createdAt: Date()))
+                try tx.setActivityToken(TokenRecord(scope: "bench-\(i % 100)", deviceID: "d\(i)", token: String(format: "%064x", i + 10_000_000), registeredAt: Date()))
             }
         }
         return (server, server.firstAdminKey ?? "")
     }
 
-    /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`.
-    static func registrationScript(key: String) -> String {
-        """
+    /// The installation secrets of `d0` … `d<devices - 1>` (made for this run).
+    static let installationSecrets: [String] = (0..<devices).map { _ in "ll_inst_" + Digest.hex(Digest.randomBytes(20)) }
+
+    /// A wrk script that PUTs a fresh update token for device `d<n>` of activity `bench-<n % 100>`,
+    /// with `d<n>`'s installation credential.
+    static func registrationScript(adminKey: String? = nil) -> String {
+        let secrets = installationSecrets.map { "\"\(adminKey ?? $0)\"" }.joined(separator: ",")
+        return """
+        local secrets = {\(secrets)}
         local n = 0
         local thread_id = 0
         setup = function(thread) thread:set("tid", thread_id); thread_id = thread_id + 1 end
@@ -87,7 +107,7 @@ enum BenchServiceCommand: LivelineCommand {
           local i = (n * 2 + tid) % \(devices)
           local token = string.format("%064x", n * 2 + tid)
           return wrk.format("PUT", "/v1/activities/bench-" .. (i % 100) .. "/tokens/d" .. i,
-            {["Authorization"] = "Bearer \(key)", ["Content-Type"] = "application/json"}, '{"token":"' .. token .. '"}')
+            {["Authorization"] = "Bearer " .. secrets[i + 1], ["Content-Type"] = "application/json"}, '{"token":"' .. token .. '"}')
         end
         local errors = 0
         response = function(status, headers, body) if status ~= 200 and status ~= 201 then errors = errors + 1 end end
@@ -116,12 +136,12 @@ enum BenchServiceCommand: LivelineCommand {
         return (rate, non2xx, requests > 0 ? cpu * 1e6 / requests : 0)
     }
 
-    static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int) async throws {
-        let (server, key) = try service(workspace, name: "registrations", threads: threads)
+    static func registrations(_ workspace: BenchWorkspace, seconds: Int, threads: Int, asAdmin: Bool = false) async throws {
+        let (server, adminKey) = try service(workspace, name: "registrations", threads: threads)
         defer { Task { await server.stop() } }
         let health = try wrk(server.url + "/healthz", seconds: seconds, script: nil, workspace: workspace)
         let before = (server.store as? SQLiteStore)?.groupCommitCounts
-        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(key: key), workspace: workspace)
+        let registrations = try wrk(server.url, seconds: seconds, script: registrationScript(adminKey: asAdmin ? adminKey : nil), workspace: workspace)
         // Commits during the wrk run only: the set-up before and the store-alone run after are one a commit.
         let after = (server.store as? SQLiteStore)?.groupCommitCounts
         let held = try server.store.write { try $0.tokenCount() }
@@ -131,7 +151,7 @@ enum BenchServiceCommand: LivelineCommand {
         if let before, let after {
             grouping = String(format: ", %.2f transactions a commit", Double(after.transactions - before.transactions) / Double(max(1, after.batches - before.batches)))
         }
-        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
+        Console.out("registrations  \(Int(registrations.rate)) token PUTs/s (\(asAdmin ? "admin key" : "installation credentials"), SQLite upsert each, \(threads) HTTP threads\(grouping), \(registrations.non2xx) non-2xx, \(held) tokens held) vs \(Int(health.rate)) GET /healthz/s: \(ratio(registrations.rate, health.rate))× the HTTP layer alone; target 10000/s")
         Console.out("               the store alone: \(Int(1e6 / storeOnly)) registrations/s on one thread, \(String(format: "%.1f", storeOnly)) µs each (device, activity and token read, token upsert, commit)")
         Console.out("               service CPU a request: \(String(format: "%.1f", registrations.cpuMicros)) µs a registration, \(String(format: "%.1f", health.cpuMicros)) µs a /healthz: \(ratio(health.cpuMicros, registrations.cpuMicros))× (steadier than the rates on a busy machine)")
         await server.stop()
@@ -241,6 +261,11 @@ enum BenchServiceCommand: LivelineCommand {
             try tx.upsertApp(AppRecord(bundleID: "com.example.flights", teamID: "BENCHTEAM1", keyID: "BENCHKEY01", keyPEM: try P256PrivateKey.generate().pkcs8PEM(), environment: "sandbox", createdAt: Date()))
             for i in 0..<devices {
                 try tx.upsertDevice(DeviceRecord(deviceID: "d\(i)", bundleID: "com.example.flights", iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: Date()))
+                try tx.insertInstallation(InstallationRecord(installationID: "d\(i)", bundleID: "com.example.flights", secretHash: KeyAuthority.hash(installationSecrets[i]), createdAt: Date()))
+                try tx.setActivityToken(TokenRecord(scope: "bench-\(i % 100)", deviceID: "d\(i)", token: String(format: "%064x", i + 10_000_000), registeredAt: Date()))
+            }
+            for k in 0..<100 {
+                try tx.upsertActivity(ActivityRecord(activityID: "bench-\(k)", bundleID: "com.example.flights", attributesType: "", channelID: nil, startedAt: Date()))
             }
         }
         var written = 0
@@ -255,11 +280,11 @@ enum BenchServiceCommand: LivelineCommand {
         }
         store.close()
         let executable = try BenchWorkspace.liveline()
-        let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
+        let process = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", database], environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_RATE_LIMIT": "1000000", "LIVELINE_RATE_BURST": "1000000", "LIVELINE_INSTALLATION_RATE_LIMIT": "1000000", "LIVELINE_INSTALLATION_RATE_BURST": "1000000"]) { $1 }, keepStandardError: true)
         defer { process.send(SIGKILL) }
         let out = try await process.output(containing: "Ready.")
         guard let url = out.line(after: "listening on ") else { throw CLIError(message: "serve did not start:\n\(out)") }
-        _ = try wrk(url, seconds: seconds, script: registrationScript(key: key.secret), workspace: workspace)
+        _ = try wrk(url, seconds: seconds, script: registrationScript(), workspace: workspace)
         let api = ServiceHTTPClient(baseURL: url, key: key.secret)
         _ = try await api.expect("GET", "/v1/activities/bench-5?limit=1000")
         _ = try await api.expect("GET", "/metrics")

@@ -8,13 +8,15 @@ import Synchronization
 
 /// One service for the whole run on an SQLite file in a temporary folder, without workers (sends
 /// stay in the outbox) and with APNs pointed at a closed port; an admin key made at start and an app
-/// key made on first use (with the app they push for) stand in for `$ADMIN` and `$APP`.
+/// key made on first use (with the app they push for) stand in for `$ADMIN` and `$APP`, and an
+/// installation the app key made for `$INST` (its credential) and `$DEV` (its id, the device id).
 final class ServiceFuzzFixture: Sendable {
     static let shared = ServiceFuzzFixture()
 
     let service: Service
     let admin: String
     let appKey = Mutex<String?>(nil)
+    let installation = Mutex<(secret: String, id: String)?>(nil)
 
     init() {
         let directory = NSTemporaryDirectory() + "liveline-fuzz-\(UUID().uuidString.prefix(8))"
@@ -32,14 +34,21 @@ final class ServiceFuzzFixture: Sendable {
     /// `$ADMIN` and `$APP`. On first use, through the API: the flights app with a `.p8` key made
     /// now (held only in the temporary database), and the app key.
     func placeholders() async -> [(String, String)] {
-        if let app = appKey.withLock({ $0 }) { return [("$ADMIN", admin), ("$APP", app)] }
+        if let app = appKey.withLock({ $0 }), let inst = installation.withLock({ $0 }) {
+            return [("$ADMIN", admin), ("$APP", app), ("$INST", inst.secret), ("$DEV", inst.id)]
+        }
         let pem = try! P256PrivateKey.generate().pkcs8PEM()
         let registration: JSONValue = ["bundleID": "com.example.flights", "teamID": "TEAM000001", "keyID": "KEY0000001", "key": .string(pem), "environment": "sandbox"]
         _ = await service.handle(HTTPRequest(method: "POST", path: "/v1/apps", headers: [("authorization", "Bearer " + admin)], body: registration.serialized()))
         let made = await service.handle(HTTPRequest(method: "POST", path: "/v1/keys", headers: [("authorization", "Bearer " + admin)], body: Array(#"{"scope":"app"}"#.utf8)))
         let app = (try? JSONValue.parse(made.body))?["key"]?.stringValue ?? "-"
+        let created = await service.handle(HTTPRequest(method: "POST", path: "/v1/installations", headers: [("authorization", "Bearer " + app)],
+                                                       body: Array(#"{"bundleID":"com.example.flights","iosVersion":"18.2"}"#.utf8)))
+        let json = try? JSONValue.parse(created.body)
+        let inst = (json?["secret"]?.stringValue ?? "-", json?["installationID"]?.stringValue ?? "-")
         appKey.withLock { $0 = app }
-        return [("$ADMIN", admin), ("$APP", app)]
+        installation.withLock { $0 = inst }
+        return [("$ADMIN", admin), ("$APP", app), ("$INST", inst.0), ("$DEV", inst.1)]
     }
 
     /// The service's answer to one input in the corpus's request form.

@@ -18,17 +18,91 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
     /// Each request's timeout; a background wake lasts about 30 s, so keep it well under that.
     public var requestTimeout: TimeInterval
     private let session: URLSession
+    /// Where this install's installation credential lives (the Keychain on iOS).
+    public var secretStore: any SecretStore
+    /// Whether `secretStore` is the default one (memory off iOS): `TokenUploader` then keeps the
+    /// credential in a 0600 file in its directory instead.
+    let usesDefaultStore: Bool
+    private let gate = InstallationGate()
+    /// Asks the app's backend for a user token binding `userID` to this installation (the
+    /// backend signs it; see docs/security.md). Called when a registration has a `userID` and no
+    /// `userToken`; without it, or when it returns nil, the service keeps the userID unverified.
+    public var userTokenProvider: (@Sendable (_ installationID: String, _ userID: String) async -> String?)?
+    /// Asks the app's backend for a grant (a signed permission) to register this installation's
+    /// update token for an activity the service did not push-start on it, e.g. one the app started
+    /// itself under an id the backend chose. Called when the service answers 404 for the activity.
+    public var activityGrantProvider: (@Sendable (_ installationID: String, _ activityID: String) async -> String?)?
 
     /// - Parameters:
     ///   - baseURL: the service's address.
-    ///   - appKey: the app key sent as `Authorization: Bearer`.
+    ///   - appKey: the app key: it only creates this install's installation (`POST /v1/installations`);
+    ///     every device call then uses the installation's credential.
     ///   - requestTimeout: per request, 10 s by default.
     ///   - session: the session to use (`.shared` by default; a background-friendly one on iOS).
-    public init(baseURL: URL, appKey: String, requestTimeout: TimeInterval = 10, session: URLSession = .shared) {
+    ///   - secretStore: where the installation credential is kept; the Keychain on iOS by default.
+    public init(baseURL: URL, appKey: String, requestTimeout: TimeInterval = 10, session: URLSession = .shared, secretStore: (any SecretStore)? = nil) {
         self.baseURL = baseURL
         self.appKey = appKey
         self.requestTimeout = requestTimeout
         self.session = session
+        usesDefaultStore = secretStore == nil
+        #if canImport(Security) && os(iOS)
+        self.secretStore = secretStore ?? KeychainSecretStore(account: baseURL.absoluteString)
+        #else
+        self.secretStore = secretStore ?? MemorySecretStore()
+        #endif
+    }
+
+    /// This install's installation id (the device id the backend addresses, and the one a user
+    /// token must name), or nil before the first registration.
+    public var installationID: String? { secretStore.load()?.installationID }
+
+    /// The installation credential, creating the installation with the app key on first need.
+    func installation(for device: DeviceRegistration) async throws(LivelineAppError) -> InstallationCredential {
+        if let stored = secretStore.load() { return stored }
+        let client = self
+        do {
+            return try await gate.once { () async throws -> InstallationCredential in
+                if let stored = client.secretStore.load() { return stored }
+                let body: JSONObject = ["bundleID": .string(device.bundleID), "iosVersion": .string(device.iosVersion), "frequentUpdates": .bool(device.frequentUpdates)]
+                let reply = try await client.call("POST", ["v1", "installations"], body: .object(body), bearer: client.appKey)
+                guard let id = reply.json?["installationID"]?.stringValue, let secret = reply.json?["secret"]?.stringValue else {
+                    throw LivelineAppError.invalidResponse("POST /v1/installations answered without installationID and secret", request: "POST /v1/installations")
+                }
+                let credential = InstallationCredential(installationID: id, secret: secret)
+                do { try client.secretStore.save(credential) } catch {
+                    throw LivelineAppError.invalidResponse("cannot keep the installation credential: \(error)", request: "POST /v1/installations")
+                }
+                return credential
+            }
+        } catch let error as LivelineAppError {
+            throw error
+        } catch {
+            throw .invalidResponse(String(describing: error), request: "POST /v1/installations")
+        }
+    }
+
+    /// The stored credential for a device call; without one the service "does not know the device"
+    /// (404 `unknown-device`), so `TokenUploader` registers it (creating the installation) first.
+    private func storedInstallation(_ label: String) throws(LivelineAppError) -> InstallationCredential {
+        guard let stored = secretStore.load() else {
+            throw .service(status: 404, code: "unknown-device", message: "no installation yet: the device registers first", request: label)
+        }
+        return stored
+    }
+
+    /// A device call with the installation credential. A credential the service no longer knows
+    /// (401) is forgotten, and the call fails as `unknown-device` so the device registers again.
+    private func deviceCall(_ method: String, _ segments: (String) -> [String], body: JSONValue?, headers: [String: String] = [:],
+                            credential: InstallationCredential? = nil) async throws(LivelineAppError) -> Reply {
+        let cred: InstallationCredential
+        if let credential { cred = credential } else { cred = try storedInstallation(method) }
+        do throws(LivelineAppError) {
+            return try await call(method, segments(cred.installationID), body: body, headers: headers, bearer: cred.secret)
+        } catch where error.status == 401 {
+            secretStore.clear()
+            throw .service(status: 404, code: "unknown-device", message: "the service no longer knows this installation; registering again", request: method)
+        }
     }
 
     public var description: String { "LivelineAppClient(\(baseURL.absoluteString), key: ***)" }
@@ -39,27 +113,40 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         var body: JSONObject = ["bundleID": .string(device.bundleID), "iosVersion": .string(device.iosVersion),
                                 "frequentUpdates": .bool(device.frequentUpdates)]
         if let user = device.userID { body["userID"] = .string(user) }
-        return try await call("PUT", ["v1", "devices", device.deviceID], body: .object(body)).status == 201
+        let credential = try await installation(for: device)
+        var userToken = device.userToken
+        if userToken == nil, let user = device.userID, let provider = userTokenProvider { userToken = await provider(credential.installationID, user) }
+        if let token = userToken { body["userToken"] = .string(token) }
+        return try await deviceCall("PUT", { ["v1", "devices", $0] }, body: .object(body), credential: credential).status == 201
     }
 
     /// `PUT /v1/devices/{deviceID}/push-to-start/{attributesType}` with the hex token.
     public func putPushToStartToken(_ token: String, attributesType: String, deviceID: String) async throws(LivelineAppError) {
-        _ = try await call("PUT", ["v1", "devices", deviceID, "push-to-start", attributesType], body: ["token": .string(token)])
+        _ = try await deviceCall("PUT", { ["v1", "devices", $0, "push-to-start", attributesType] }, body: ["token": .string(token)])
     }
 
     /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`: the update token for the logical activity.
-    /// `attributesType` tells the service the type of an activity the app started itself.
-    public func putActivityToken(_ token: String, activityID: String, deviceID: String, attributesType: String? = nil) async throws(LivelineAppError) {
+    /// `attributesType` tells the service the type of an activity the app started itself; `grant`
+    /// is the backend's signed permission for an activity the service did not start on this device.
+    public func putActivityToken(_ token: String, activityID: String, deviceID: String, attributesType: String? = nil, grant: String? = nil) async throws(LivelineAppError) {
         var body: JSONObject = ["token": .string(token)]
         if let attributesType { body["attributesType"] = .string(attributesType) }
-        _ = try await call("PUT", ["v1", "activities", activityID, "tokens", deviceID], body: .object(body))
+        if let grant { body["grant"] = .string(grant) }
+        do throws(LivelineAppError) {
+            _ = try await deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+        } catch where error.status == 404 && error.code == "not-found" && grant == nil {
+            // Not an activity this installation holds yet: the backend may grant it.
+            guard let provider = activityGrantProvider, let id = installationID, let granted = await provider(id, activityID) else { throw error }
+            body["grant"] = .string(granted)
+            _ = try await deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+        }
     }
 
     /// `DELETE /v1/activities/{activityID}/tokens/{deviceID}`. A token the service does not have
     /// (404) counts as deleted: the call is safe to repeat.
     public func deleteActivityToken(activityID: String, deviceID: String) async throws(LivelineAppError) {
         do throws(LivelineAppError) {
-            _ = try await call("DELETE", ["v1", "activities", activityID, "tokens", deviceID], body: nil)
+            _ = try await deviceCall("DELETE", { ["v1", "activities", activityID, "tokens", $0] }, body: nil)
         } catch where error.status == 404 {
             return
         }
@@ -69,19 +156,19 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
     /// a key once, however often it is posted. Returns true when this call recorded it (201).
     @discardableResult
     public func postInteraction(_ interaction: Interaction) async throws(LivelineAppError) -> Bool {
+        // The installation's credential names the device: `interaction.deviceID` stays local.
         var body: JSONObject = ["action": .string(interaction.action)]
-        if let device = interaction.deviceID { body["deviceID"] = .string(device) }
         if let payload = interaction.payload { body["payload"] = payload }
-        let reply = try await call("POST", ["v1", "activities", interaction.activityID, "interactions"], body: .object(body),
-                                   headers: ["Idempotency-Key": interaction.idempotencyKey])
+        let reply = try await deviceCall("POST", { _ in ["v1", "activities", interaction.activityID, "interactions"] }, body: .object(body),
+                                         headers: ["Idempotency-Key": interaction.idempotencyKey])
         return reply.status == 201
     }
 
     /// `POST /v1/activities/{activityID}/receipts`: the device displayed the newest content.
     public func postReceipt(activityID: String, deviceID: String, displayedAt: Date? = nil) async throws(LivelineAppError) {
-        var body: JSONObject = ["deviceID": .string(deviceID)]
+        var body = JSONObject()
         if let displayedAt { body["displayedAt"] = .string(Self.iso8601(displayedAt)) }
-        _ = try await call("POST", ["v1", "activities", activityID, "receipts"], body: .object(body))
+        _ = try await deviceCall("POST", { _ in ["v1", "activities", activityID, "receipts"] }, body: .object(body))
     }
 
     /// One answer: the status and the JSON body.
@@ -90,7 +177,7 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         var json: JSONValue?
     }
 
-    func call(_ method: String, _ segments: [String], body: JSONValue?, headers: [String: String] = [:]) async throws(LivelineAppError) -> Reply {
+    func call(_ method: String, _ segments: [String], body: JSONValue?, headers: [String: String] = [:], bearer: String) async throws(LivelineAppError) -> Reply {
         let path = "/" + segments.map(Self.escape).joined(separator: "/")
         let label = "\(method) \(path)"
         guard let url = URL(string: baseURL.absoluteString.trimmingSuffix("/") + path) else {
@@ -99,7 +186,7 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = requestTimeout
-        request.setValue("Bearer \(appKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -144,6 +231,19 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
     }
 }
 
+/// Makes the installation once, however many calls need it at the same time.
+actor InstallationGate {
+    private var running: Task<InstallationCredential, any Error>?
+
+    func once(_ make: @escaping @Sendable () async throws -> InstallationCredential) async throws -> InstallationCredential {
+        if let running { return try await running.value }
+        let task = Task { try await make() }
+        running = task
+        defer { running = nil }
+        return try await task.value
+    }
+}
+
 extension String {
     fileprivate func trimmingSuffix(_ suffix: String) -> String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
@@ -161,13 +261,18 @@ public struct DeviceRegistration: Sendable, Codable, Equatable {
     public var userID: String?
     /// `ActivityAuthorizationInfo().frequentPushesEnabled`.
     public var frequentUpdates: Bool
+    /// The user token the app's backend signed for `userID` and this installation (an HS256 JWT
+    /// with `sub`, `deviceID` = `LivelineAppClient.installationID`, `exp` at most 1 hour ahead):
+    /// without it the service keeps `userID` unverified and starts addressed to the user skip it.
+    public var userToken: String?
 
-    public init(deviceID: String, bundleID: String, iosVersion: String, userID: String? = nil, frequentUpdates: Bool = false) {
+    public init(deviceID: String, bundleID: String, iosVersion: String, userID: String? = nil, frequentUpdates: Bool = false, userToken: String? = nil) {
         self.deviceID = deviceID
         self.bundleID = bundleID
         self.iosVersion = iosVersion
         self.userID = userID
         self.frequentUpdates = frequentUpdates
+        self.userToken = userToken
     }
 }
 

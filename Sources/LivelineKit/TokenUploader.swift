@@ -45,17 +45,36 @@ public actor TokenUploader {
     public init(directory: URL, client: LivelineAppClient, deviceID: String, backoff: RetryBackoff = RetryBackoff(),
                 environment: UploaderEnvironment = UploaderEnvironment()) throws {
         self.deviceID = deviceID
-        self.client = client
+        self.client = Self.keepingCredential(client, in: directory)
         self.backoff = backoff
         self.environment = environment
         file = try StateFile(directory: directory, name: "liveline-uploads.json")
+        clientStore = self.client.secretStore
         state = file.load(log: environment.log) ?? UploadState()
     }
 
     /// Points later requests at another service address or key (queued work is kept).
     public func setClient(_ client: LivelineAppClient) {
-        self.client = client
+        self.client = Self.keepingCredential(client, in: file.url.deletingLastPathComponent())
     }
+
+    /// Off iOS (no Keychain), a client with the default store keeps its installation credential
+    /// beside the queue, in `liveline-installation.json` (mode 0600), so a relaunch keeps it.
+    private static func keepingCredential(_ client: LivelineAppClient, in directory: URL) -> LivelineAppClient {
+        #if canImport(Security) && os(iOS)
+        return client
+        #else
+        guard client.usesDefaultStore else { return client }
+        var client = client
+        client.secretStore = FileSecretStore(url: directory.appendingPathComponent("liveline-installation.json"))
+        return client
+        #endif
+    }
+
+    /// This install's installation id once the service issued one (the id the backend addresses
+    /// and user tokens name).
+    public nonisolated var installationID: String? { clientStore.load()?.installationID }
+    private nonisolated let clientStore: any SecretStore
 
     // MARK: - Enqueueing
 

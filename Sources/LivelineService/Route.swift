@@ -8,6 +8,8 @@ struct Answer: Sendable {
     var status: Int
     var json: JSONValue
     var text: String?
+    /// An answer stored under the request's `Idempotency-Key`, sent again byte for byte.
+    var replayed: [UInt8]?
     init(_ status: Int, _ json: JSONValue) {
         self.status = status
         self.json = json
@@ -24,6 +26,11 @@ struct RequestContext {
     let request: HTTPRequest
     let params: [String: String]
     let key: APIKeyRecord?
+    /// The calling installation, when it authenticated with an installation credential: then
+    /// every device-scoped route acts on its id and nothing else.
+    var installation: InstallationRecord? = nil
+    /// The caller's address (for per-address limits).
+    var clientAddress = ""
     let now: Date
     /// `(key id, Idempotency-Key, request hash)` for a write that carries the header.
     let idempotency: (keyID: String, key: String, hash: String)?
@@ -40,6 +47,9 @@ final class Route: Sendable {
     let pattern: String
     /// `nil`: no key needed.
     let scope: KeyScope?
+    /// An installation's own route (device, tokens, taps, receipts): its credential or an admin
+    /// key may call it; an app key may not.
+    let deviceScoped: Bool
     let summary: String
     /// The request body's shape for the document, as a JSON Schema.
     let requestSchema: JSONValue?
@@ -52,11 +62,12 @@ final class Route: Sendable {
     private let literals: [(index: Int, text: Substring)]
     private let parameters: [(index: Int, name: String)]
 
-    init(method: String, pattern: String, scope: KeyScope?, summary: String, requestSchema: JSONValue? = nil, success: Int,
+    init(method: String, pattern: String, scope: KeyScope?, deviceScoped: Bool = false, summary: String, requestSchema: JSONValue? = nil, success: Int,
          handler: @escaping @Sendable (Service, RequestContext) async throws -> Answer) {
         self.method = method
         self.pattern = pattern
         self.scope = scope
+        self.deviceScoped = deviceScoped
         self.summary = summary
         self.requestSchema = requestSchema
         self.success = success

@@ -45,7 +45,9 @@ extension Service {
 
     func listChannels(_ c: RequestContext) throws -> Answer {
         let bundleID = c.request.queryValue("bundleID")
-        return Answer(200, ["channels": .array(try store.write { try $0.channels(bundleID: bundleID) }.map(Self.json))])
+        let (limit, after) = try Self.namePage(c)
+        let all = try store.write { try $0.channels(bundleID: bundleID) }
+        return Self.paged("channels", all.sorted { $0.channelID < $1.channelID }, key: \.channelID, after: after, limit: limit, json: Self.json)
     }
 
     func getChannel(_ c: RequestContext) throws -> Answer {

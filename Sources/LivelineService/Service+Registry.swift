@@ -35,7 +35,26 @@ extension Service {
     }
 
     func listApps(_ c: RequestContext) throws -> Answer {
-        Answer(200, ["apps": .array(try store.write { try $0.apps() }.map(Self.json))])
+        let (limit, after) = try Self.namePage(c)
+        return Self.paged("apps", try store.write { try $0.apps() }, key: \.bundleID, after: after, limit: limit, json: Self.json)
+    }
+
+    /// `?limit=` (1 to 1000, 100 by default) and `?after=` (the previous page's `next`) of a listing by name.
+    static func namePage(_ c: RequestContext) throws -> (limit: Int, after: String?) {
+        var limit = 100
+        if let text = c.request.queryValue("limit") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw APIError.invalid("limit", "must be an integer from 1 to 1000, got '\(text.prefix(20))'") }
+            limit = n
+        }
+        return (limit, c.request.queryValue("after"))
+    }
+
+    /// One page of `rows` (sorted by `key`) after `after`, with `next` when more may follow.
+    static func paged<Row>(_ name: String, _ rows: [Row], key: KeyPath<Row, String>, after: String?, limit: Int, json: (Row) -> JSONValue) -> Answer {
+        let page = rows.filter { after == nil || $0[keyPath: key] > after! }.prefix(limit)
+        var o: JSONObject = [name: .array(page.map(json))]
+        if page.count == limit, let last = page.last { o["next"] = .string(last[keyPath: key]) }
+        return Answer(200, .object(o))
     }
 
     static func json(_ app: AppRecord) -> JSONValue {
@@ -61,17 +80,32 @@ extension Service {
     }
 
     func putDevice(_ c: RequestContext) async throws -> Answer {
-        let deviceID = c.param("deviceID")
+        let deviceID = try ownDevice(c, c.param("deviceID"))
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
         let ios = try body.requiredString("iosVersion", maxLength: 20)
         let userID = try body.string("userID", maxLength: 200)
+        let userToken = try body.string("userToken", maxLength: 4096)
         let frequent = try body.bool("frequentUpdates") ?? false
         try body.finish()
         guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\" or \"17.4.1\", got \"\(ios.prefix(20))\"") }
-        let device = DeviceRecord(deviceID: deviceID, bundleID: bundleID, iosVersion: ios, userID: userID, frequentUpdates: frequent, updatedAt: c.now)
-        return try await commitAsync(c) { tx in
+        let installation = c.installation
+        if let installation, installation.bundleID != bundleID {
+            throw APIError.invalid("bundleID", "this installation belongs to \(installation.bundleID), not \(bundleID.prefix(155))")
+        }
+        return try await commitAsync(c) { [self] tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
+            var device = DeviceRecord(deviceID: deviceID, bundleID: bundleID, iosVersion: ios, userID: userID, frequentUpdates: frequent, updatedAt: c.now)
+            if let installation {
+                // A user is bound only by a token the app's backend signed; without one the userID is
+                // kept unverified (audiences by userIDs skip it).
+                if let userToken {
+                    device.userID = try verifyUserToken(userToken, userID: userID, installation: installation, tx: tx, now: c.now)
+                    device.userVerified = true
+                } else {
+                    device.userVerified = false
+                }
+            }
             let existed = try tx.device(deviceID) != nil
             try tx.upsertDevice(device)
             return Answer(existed ? 200 : 201, Self.json(device))
@@ -84,32 +118,38 @@ extension Service {
     }
 
     func deleteDevice(_ c: RequestContext) async throws -> Answer {
-        try await commitAsync(c) { tx in
-            guard try tx.deleteDevice(c.param("deviceID")) else { throw APIError.notFound("device \(c.param("deviceID")) is not registered") }
-            return Answer(200, ["deviceID": .string(c.param("deviceID")), "deleted": true])
+        let deviceID = try ownDevice(c, c.param("deviceID"))
+        return try await commitAsync(c) { tx in
+            guard try tx.deleteDevice(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered") }
+            return Answer(200, ["deviceID": .string(deviceID), "deleted": true])
         }
     }
 
     static func json(_ d: DeviceRecord) -> JSONValue {
         var o: JSONObject = ["deviceID": .string(d.deviceID), "bundleID": .string(d.bundleID), "iosVersion": .string(d.iosVersion),
                              "frequentUpdates": .bool(d.frequentUpdates), "updatedAt": .string(ISODate.string(d.updatedAt))]
-        if let u = d.userID { o["userID"] = .string(u) }
+        if let u = d.userID {
+            o["userID"] = .string(u)
+            o["userVerified"] = .bool(d.userVerified)
+        }
         return .object(o)
     }
 
-    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?) {
+    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?, grant: String?) {
         var body = try JSONBody(c.request.body)
         let token = try body.requiredString("token", maxLength: 400)
         let type = try body.string("attributesType", maxLength: 200)
+        let grant = try body.string("grant", maxLength: 4096)
         try body.finish()
         try Self.checkToken(token)
-        return (token.lowercased(), type)
+        return (token.lowercased(), type, grant)
     }
 
     func putPushToStartToken(_ c: RequestContext) async throws -> Answer {
-        let (token, extra) = try tokenBody(c)
+        let (token, extra, grant) = try tokenBody(c)
         if extra != nil { throw APIError(400, "unknown-field", "attributesType: unknown field (the path names the type)", field: "attributesType") }
-        let deviceID = c.param("deviceID"), type = c.param("attributesType")
+        if grant != nil { throw APIError(400, "unknown-field", "grant: unknown field (grants are for update tokens)", field: "grant") }
+        let deviceID = try ownDevice(c, c.param("deviceID")), type = c.param("attributesType")
         return try await commitAsync(c) { tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
             if let version = OSVersionNumber(device.iosVersion), version < OSVersionNumber(17, 2) {
@@ -123,11 +163,17 @@ extension Service {
     }
 
     func putActivityToken(_ c: RequestContext) async throws -> Answer {
-        let (token, type) = try tokenBody(c)
-        let activityID = c.param("activityID"), deviceID = c.param("deviceID")
-        let answer = try await commitAsync(c) { tx in
+        let (token, type, grant) = try tokenBody(c)
+        let activityID = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
+        let answer = try await commitAsync(c) { [self] tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
-            if var activity = try tx.activity(activityID) {
+            let existing = try tx.activity(activityID)
+            // Read once: whether the device holds a token decides both who may rotate it and the answer.
+            let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
+            if let installation = c.installation {
+                try mayHold(activityID, activity: existing, holdsToken: previous != nil, installation: installation, grant: grant, tx: tx, now: c.now)
+            }
+            if var activity = existing {
                 if let type, type != activity.attributesType, !activity.attributesType.isEmpty {
                     throw APIError.conflict("activity \(activityID) is a \(activity.attributesType), not a \(type)", field: "attributesType")
                 }
@@ -139,7 +185,6 @@ extension Service {
                 // The app started this activity itself: the service learns of it from its token.
                 try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: device.bundleID, attributesType: type ?? "", channelID: nil, startedAt: c.now))
             }
-            let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
             try tx.setActivityToken(TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now))
             return Answer(previous == nil ? 201 : 200, ["activityID": .string(activityID), "deviceID": .string(deviceID), "token": .string(Self.prefix(token)),
                                                          "replaced": .bool(previous != nil && previous?.token != token)])
@@ -148,7 +193,7 @@ extension Service {
     }
 
     func deleteActivityToken(_ c: RequestContext) async throws -> Answer {
-        let activityID = c.param("activityID"), deviceID = c.param("deviceID")
+        let activityID = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
         return try await commitAsync(c) { tx in
             guard try tx.deleteActivityToken(activityID: activityID, deviceID: deviceID) else {
                 throw APIError.notFound("no update token of device \(deviceID) for activity \(activityID)")

@@ -57,6 +57,9 @@ extension Service {
 
     func start(_ c: RequestContext) throws -> Answer {
         let activityID = c.param("activityID")
+        if Self.isInstallationNamespace(activityID) {
+            throw APIError(400, "reserved-activity-id", "activity ids 'inst_…:…' are the namespace of activities apps start themselves; the backend starts other ids", field: "activityID")
+        }
         var body = try JSONBody(c.request.body)
         var type = try body.string("attributesType", maxLength: 200)
         var attributes = try body.rawObject("attributes")

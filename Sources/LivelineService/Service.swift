@@ -4,6 +4,7 @@ import LivelineCrypto
 import LivelineHTTPServer
 import LivelineStore
 import LivelineUI
+import Synchronization
 
 /// Liveline's service: the token registry, fan-out by logical activity id, and the outbox that
 /// delivers every accepted send. `ServiceServer` puts it on HTTP.
@@ -16,6 +17,13 @@ public final class Service: Sendable {
     let store: any Store
     let configuration: ServiceConfiguration
     let keys: KeyAuthority
+    let installations = InstallationAuthority()
+    /// Per-installation, per-address and per-address failed-authentication budgets.
+    let installationBuckets: RateBuckets
+    let addressBuckets: RateBuckets
+    let failureBuckets = RateBuckets(rate: 1, burst: 30)
+    /// When interactions past their retention were last deleted.
+    let lastRetention = Mutex(Date.distantPast)
     let metrics = Metrics()
     let clients: ClientRegistry
     let dispatcher: Dispatcher
@@ -33,6 +41,8 @@ public final class Service: Sendable {
         self.log = log
         waitReads = OffPoolStore(store, label: "liveline.api.wait")
         keys = KeyAuthority(rate: configuration.rateLimit, burst: configuration.rateBurst)
+        installationBuckets = RateBuckets(rate: configuration.installationRateLimit, burst: configuration.installationRateBurst)
+        addressBuckets = RateBuckets(rate: configuration.addressRateLimit, burst: configuration.addressRateBurst)
         clients = ClientRegistry(configuration: configuration)
         dispatcher = Dispatcher(store: store, configuration: configuration, clients: clients, metrics: metrics, log: log)
         webhooks = WebhookSender(store: store, configuration: configuration, log: log)
@@ -110,16 +120,53 @@ public final class Service: Sendable {
 
     private func run(_ route: Route, _ request: HTTPRequest, _ params: [String: String]) async throws -> HTTPResponse {
         var key: APIKeyRecord?
+        var installation: InstallationRecord?
+        let address = ClientAddress.of(request.remoteAddress, forwardedFor: request.header("x-forwarded-for"), trustedProxies: configuration.trustedProxies)
+        /// What no installation or admin key vouches for is limited per client address.
+        func admitAddress() throws {
+            if let wait = addressBuckets.admit(address) { throw Self.rateLimited(wait, "over \(JSONValue.javaScriptNumber(configuration.addressRateLimit)) requests a second from this address without an installation credential") }
+        }
         if let scope = route.scope {
-            let record = try keys.authenticate(request.header("authorization"), store: store)
-            if scope == .admin && record.scope != .admin {
-                throw APIError(403, "forbidden", "\(route.method) \(route.pattern) needs an admin key; this is an app key (it can register and delete tokens)")
+            let header = request.header("authorization")
+            // A client that keeps failing authentication is refused before any lookup.
+            guard failureBuckets.hasRoom(address) else {
+                throw Self.rateLimited(1, "too many failed authentications from this address")
             }
-            if let wait = keys.admit(record.id) {
-                throw APIError(429, "rate-limited", "over \(JSONValue.javaScriptNumber(configuration.rateLimit)) requests a second for this key; retry in \(String(format: "%.2f", wait)) s",
-                               details: ["retryAfterSeconds": .number((wait * 100).rounded(.up) / 100)])
+            do {
+                if InstallationAuthority.isInstallationCredential(header) {
+                    installation = try installations.authenticate(header, store: store)
+                } else {
+                    key = try keys.authenticate(header, store: store)
+                }
+            } catch let error as APIError where error.status == 401 {
+                _ = failureBuckets.admit(address)
+                throw error
             }
-            key = record
+            if let installation {
+                guard route.deviceScoped else {
+                    throw APIError(403, "forbidden", "\(route.method) \(route.pattern) is not open to an installation credential; it acts only on its own device, tokens, taps and receipts")
+                }
+                if let wait = installationBuckets.admit(installation.installationID) {
+                    throw Self.rateLimited(wait, "over \(JSONValue.javaScriptNumber(configuration.installationRateLimit)) requests a second for this installation")
+                }
+            } else if let record = key {
+                if scope == .admin && record.scope != .admin {
+                    throw APIError(403, "forbidden", "\(route.method) \(route.pattern) needs an admin key; this is an app key (it can only create installations: POST /v1/installations)")
+                }
+                if route.deviceScoped && record.scope != .admin {
+                    throw APIError(403, "installation-required", "an app key cannot write device state: create an installation with POST /v1/installations (app key) and call \(route.pattern) with its credential (Authorization: Bearer ll_inst_…)")
+                }
+                if record.scope == .admin {
+                    if let wait = keys.admit(record.id) {
+                        throw Self.rateLimited(wait, "over \(JSONValue.javaScriptNumber(configuration.rateLimit)) requests a second for this key")
+                    }
+                } else {
+                    // The app key ships in every app: its budget is per address, never shared by all installs.
+                    try admitAddress()
+                }
+            }
+        } else {
+            try admitAddress()
         }
         var idempotency: (String, String, String)?
         if route.method != "GET", let idem = request.header("idempotency-key") {
@@ -127,40 +174,60 @@ public final class Service: Sendable {
                 throw APIError(400, "invalid-header", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces")
             }
             let hash = Digest.hex(Digest.sha256(Array("\(route.method) \(request.path)\n".utf8) + request.body))
-            let keyID = key?.id ?? "-"
-            if let previous = try store.write({ try $0.idempotentAnswer(keyID: keyID, key: idem) }) {
-                guard previous.requestHash == hash else {
-                    throw APIError(422, "idempotency-key-reused", "Idempotency-Key '\(idem.prefix(64))' was used for a different request; use a new key for a new request")
-                }
+            // Scoped per credential: an installation's keys never meet another's or an admin key's.
+            let keyID = installation?.installationID ?? key?.id ?? "-"
+            if let previous = try store.write({ try $0.idempotentAnswer(keyID: keyID, key: idem) }), previous.status != 0 {
+                guard previous.requestHash == hash else { throw Self.idempotencyReused(idem) }
                 return HTTPResponse(status: previous.status, headers: [("content-type", "application/json"), ("idempotent-replayed", "true")], body: previous.body)
             }
             idempotency = (keyID, idem, hash)
         }
-        let context = RequestContext(request: request, params: params, key: key, now: Date(), idempotency: idempotency)
+        var context = RequestContext(request: request, params: params, key: key, now: Date(), idempotency: idempotency)
+        context.installation = installation
+        context.clientAddress = address
         let answer = try await route.handler(self, context)
+        if let replayed = answer.replayed {
+            return HTTPResponse(status: answer.status, headers: [("content-type", "application/json"), ("idempotent-replayed", "true")], body: replayed)
+        }
         dispatcher.changes.answered(route, params, status: answer.status)
         if let text = answer.text { return .text(answer.status, text, contentType: "text/plain; version=0.0.4; charset=utf-8") }
         return .json(answer.status, Self.bytes(answer.json))
     }
 
+    static func rateLimited(_ wait: Double, _ what: String) -> APIError {
+        APIError(429, "rate-limited", "\(what); retry in \(String(format: "%.2f", wait)) s", details: ["retryAfterSeconds": .number((wait * 100).rounded(.up) / 100)])
+    }
+
+    static func idempotencyReused(_ idem: String) -> APIError {
+        APIError(422, "idempotency-key-reused", "Idempotency-Key '\(idem.prefix(64))' was used for a different request; use a new key for a new request")
+    }
+
     /// Runs `body` in one transaction and, for a write with an `Idempotency-Key`, stores its
     /// answer in the same transaction.
     func commit(_ context: RequestContext, _ body: (any StoreTransaction) throws -> Answer) throws -> Answer {
-        try store.write { tx in try Self.keepingIdempotentAnswer(body(tx), context, tx) }
+        try store.write { tx in try Self.keepingIdempotentAnswer(body, context, tx) }
     }
 
     /// `commit` for the registrations, the API's hot writes: while another group of writes
     /// commits, the request suspends instead of blocking its HTTP thread, which serves other
     /// requests meanwhile; their writes then share one commit.
     func commitAsync(_ context: RequestContext, _ body: @escaping @Sendable (any StoreTransaction) throws -> Answer) async throws -> Answer {
-        try await store.writeAsync { tx in try Self.keepingIdempotentAnswer(body(tx), context, tx) }
+        try await store.writeAsync { tx in try Self.keepingIdempotentAnswer(body, context, tx) }
     }
 
-    /// `answer`, saved first under the request's `Idempotency-Key` (when it has one) in the same transaction.
-    private static func keepingIdempotentAnswer(_ answer: Answer, _ context: RequestContext, _ tx: any StoreTransaction) throws -> Answer {
-        if let idem = context.idempotency {
-            try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: bytes(answer.json)), now: context.now)
+    /// `body`'s answer under the request's `Idempotency-Key` (when it has one): the key is claimed
+    /// first in the same transaction, so of concurrent requests with one key exactly one runs
+    /// `body` and the others get its answer (or 422 for a different request).
+    private static func keepingIdempotentAnswer(_ body: (any StoreTransaction) throws -> Answer, _ context: RequestContext, _ tx: any StoreTransaction) throws -> Answer {
+        guard let idem = context.idempotency else { return try body(tx) }
+        if let previous = try tx.claimIdempotencyKey(keyID: idem.keyID, key: idem.key, requestHash: idem.hash, now: context.now) {
+            guard previous.requestHash == idem.hash else { throw idempotencyReused(idem.key) }
+            var replay = Answer(previous.status, .null)
+            replay.replayed = previous.body
+            return replay
         }
+        let answer = try body(tx)
+        try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: bytes(answer.json)), now: context.now)
         return answer
     }
 

@@ -42,6 +42,24 @@ public struct ServiceConfiguration: Sendable {
     public var schemaFiles: [String] = []
     /// HTTP worker threads.
     public var threads = 2
+    /// Requests a second per installation (its credential), and the burst above it.
+    public var installationRateLimit = 5.0
+    public var installationRateBurst = 60.0
+    /// Requests a second per client address for what no installation or admin key vouches for:
+    /// unauthenticated routes and app-key calls (creating installations). Failed authentications
+    /// have a budget of their own per address (1 a second, 30 at once).
+    public var addressRateLimit = 20.0
+    public var addressRateBurst = 200.0
+    /// Proxies whose `X-Forwarded-For` names the client (their addresses, without ports).
+    public var trustedProxies: [String] = []
+    /// Installations a user may be bound to at once (by verified user tokens).
+    public var maxInstallationsPerUser = 10
+    /// Largest `payload` of an interaction, in bytes of JSON.
+    public var interactionPayloadBytes = 4096
+    /// Interactions one installation may post per hour.
+    public var interactionQuotaPerHour = 600
+    /// Interactions whose webhook is done are deleted after this many days.
+    public var interactionRetentionDays = 30.0
 
     public init() {}
 
@@ -56,6 +74,8 @@ public struct ServiceConfiguration: Sendable {
         "host", "port", "database", "apnsHost", "caFile", "maxBodyBytes", "rateLimit", "rateBurst", "immediateBudgetPerHour",
         "frequentImmediateBudgetPerHour", "startBudget", "startBudgetWindowSeconds", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds",
         "maxInFlight", "leaseSeconds", "connections", "webhookURL", "webhookSecret", "schemaFiles", "threads",
+        "installationRateLimit", "installationRateBurst", "addressRateLimit", "addressRateBurst", "trustedProxies",
+        "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -70,6 +90,9 @@ public struct ServiceConfiguration: Sendable {
             case .string(let s): text = s
             case .number(let n): text = JSONValue.javaScriptNumber(n)
             case .bool(let b): text = b ? "true" : "false"
+            case .array(let a) where member.key == "trustedProxies":
+                trustedProxies = a.compactMap(\.stringValue)
+                continue
             case .array(let a) where member.key == "schemaFiles":
                 schemaFiles = try a.map { (v: JSONValue) throws(Problem) -> String in
                     guard let s = v.stringValue else { throw Problem(message: "configuration file '\(path)': schemaFiles must be strings") }
@@ -133,6 +156,15 @@ public struct ServiceConfiguration: Sendable {
         case "webhookSecret": webhookSecret = text.isEmpty ? nil : text
         case "schemaFiles": schemaFiles = text.split(separator: ",").map(String.init)
         case "threads": threads = try int(1...64)
+        case "installationRateLimit": installationRateLimit = try double(0.001...1_000_000)
+        case "installationRateBurst": installationRateBurst = try double(1...10_000_000)
+        case "addressRateLimit": addressRateLimit = try double(0.001...1_000_000)
+        case "addressRateBurst": addressRateBurst = try double(1...10_000_000)
+        case "trustedProxies": trustedProxies = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case "maxInstallationsPerUser": maxInstallationsPerUser = try int(1...10_000)
+        case "interactionPayloadBytes": interactionPayloadBytes = try int(2...1_048_576)
+        case "interactionQuotaPerHour": interactionQuotaPerHour = try int(1...1_000_000)
+        case "interactionRetentionDays": interactionRetentionDays = try double(0.001...3650)
         default:
             let near = Self.settingNames.first { $0.lowercased() == name.lowercased() }
             throw Problem(message: "\(source): unknown setting '\(name)'" + (near.map { " (did you mean '\($0)'?)" } ?? ""))

@@ -150,6 +150,24 @@ enum Migrations {
             CREATE UNIQUE INDEX outbox_one_waiting_update ON outbox (activity_id, device_id)
                 WHERE state IN ('queued', 'retrying') AND event = 'update' AND target = 'token';
             """),
+        // The trust branch: installations (the app key only creates them; their secret's hash is
+        // kept), user bindings verified or not (devices made before this step keep their userID
+        // unverified: audiences by userIDs skip them until a user token binds them again), the
+        // apps' user-token secrets, and an index for per-installation interaction quotas.
+        SQLiteMigration("4-installations", """
+            CREATE TABLE installations (
+                installation_id TEXT PRIMARY KEY,
+                bundle_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL UNIQUE,
+                created_at REAL NOT NULL);
+            ALTER TABLE devices ADD COLUMN user_verified INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE user_token_secrets (
+                bundle_id TEXT PRIMARY KEY,
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                updated_at REAL NOT NULL);
+            CREATE INDEX interactions_by_device ON interactions (device_id, created_at);
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -266,6 +284,20 @@ enum Migrations {
         // step only keeps the two lists of versions alike.
         PostgresMigration("3-outbox-without-in-lists", """
             COMMENT ON TABLE outbox IS 'One row per push: queued, sending (leased), retrying, then sent, failed, superseded or pruned.';
+            """),
+        PostgresMigration("4-installations", """
+            CREATE TABLE installations (
+                installation_id TEXT PRIMARY KEY,
+                bundle_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL UNIQUE,
+                created_at DOUBLE PRECISION NOT NULL);
+            ALTER TABLE devices ADD COLUMN user_verified BIGINT NOT NULL DEFAULT 0;
+            CREATE TABLE user_token_secrets (
+                bundle_id TEXT PRIMARY KEY,
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                updated_at DOUBLE PRECISION NOT NULL);
+            CREATE INDEX interactions_by_device ON interactions (device_id, created_at);
             """),
     ]
 }

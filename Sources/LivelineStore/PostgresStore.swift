@@ -130,11 +130,12 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func upsertDevice(_ device: DeviceRecord) throws {
         try db.run("""
-            INSERT INTO devices (device_id, bundle_id, ios_version, user_id, frequent_updates, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO devices (device_id, bundle_id, ios_version, user_id, frequent_updates, updated_at, user_verified) VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (device_id) DO UPDATE SET bundle_id = excluded.bundle_id, ios_version = excluded.ios_version,
-                user_id = excluded.user_id, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                user_id = excluded.user_id, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at,
+                user_verified = excluded.user_verified
             """, [.text(device.deviceID), .text(device.bundleID), .text(device.iosVersion), .from(device.userID),
-                  .integer(device.frequentUpdates ? 1 : 0), time(device.updatedAt)])
+                  .integer(device.frequentUpdates ? 1 : 0), time(device.updatedAt), .integer(device.userVerified ? 1 : 0)])
     }
 
     func device(_ deviceID: String) throws -> DeviceRecord? {
@@ -144,7 +145,7 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     func devices(userIDs: [String]) throws -> [DeviceRecord] {
         var result: [DeviceRecord] = []
         for user in userIDs {
-            result += try db.query("SELECT * FROM devices WHERE user_id = $1 ORDER BY device_id", [.text(user)]).map(deviceRecord)
+            result += try db.query("SELECT * FROM devices WHERE user_id = $1 AND user_verified = 1 ORDER BY device_id", [.text(user)]).map(deviceRecord)
         }
         return result
     }
@@ -453,7 +454,7 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     }
 
     func saveIdempotentAnswer(keyID: String, key: String, answer: IdempotentAnswer, now: Date) throws {
-        try db.run("INSERT INTO idempotency (key_id, idempotency_key, request_hash, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        try db.run("INSERT INTO idempotency (key_id, idempotency_key, request_hash, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body",
                    [.text(keyID), .text(key), .text(answer.requestHash), .integer(Int64(answer.status)), .bytea(answer.body), time(now)])
     }
 
@@ -493,6 +494,67 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     // MARK: Helpers
 
     /// A token row; `scope` names the column holding the attributes type or the activity id.
+
+    // MARK: Trust: installations, user binding, activity holders (the trust branch's block)
+
+    func insertInstallation(_ installation: InstallationRecord) throws {
+        try db.run("INSERT INTO installations (installation_id, bundle_id, secret_hash, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (installation_id) DO UPDATE SET bundle_id = excluded.bundle_id, secret_hash = excluded.secret_hash, created_at = excluded.created_at",
+                   [.text(installation.installationID), .text(installation.bundleID), .text(installation.secretHash), time(installation.createdAt)])
+    }
+
+    func installation(secretHash: String) throws -> InstallationRecord? {
+        try db.queryOne("SELECT * FROM installations WHERE secret_hash = $1", [.text(secretHash)]).map { row in
+            InstallationRecord(installationID: row.string("installation_id") ?? "", bundleID: row.string("bundle_id") ?? "",
+                               secretHash: row.string("secret_hash") ?? "", createdAt: date(row, "created_at"))
+        }
+    }
+
+    func setUserTokenSecret(bundleID: String, secret: String, now: Date) throws {
+        try db.run("""
+            INSERT INTO user_token_secrets (bundle_id, secret, previous_secret, updated_at) VALUES ($1, $2, NULL, $3)
+            ON CONFLICT (bundle_id) DO UPDATE SET previous_secret = CASE WHEN user_token_secrets.secret = excluded.secret
+                THEN user_token_secrets.previous_secret ELSE user_token_secrets.secret END, secret = excluded.secret, updated_at = excluded.updated_at
+            """, [.text(bundleID), .text(secret), time(now)])
+    }
+
+    func userTokenSecrets(bundleID: String) throws -> [String] {
+        guard let row = try db.queryOne("SELECT secret, previous_secret FROM user_token_secrets WHERE bundle_id = $1", [.text(bundleID)]) else { return [] }
+        return [row.string("secret"), row.string("previous_secret")].compactMap { $0 }
+    }
+
+    func verifiedDeviceCount(userID: String, excluding deviceID: String) throws -> Int {
+        try count("SELECT count(*) AS n FROM devices WHERE user_id = $1 AND user_verified = 1 AND device_id <> $2", [.text(userID), .text(deviceID)])
+    }
+
+    func deviceHoldsToken(deviceID: String, token: String) throws -> Bool {
+        try db.queryOne("SELECT 1 AS n FROM push_to_start_tokens WHERE device_id = $1 AND token = $2 UNION ALL SELECT 1 AS n FROM activity_tokens WHERE device_id = $3 AND token = $4 LIMIT 1", [.text(deviceID), .text(token), .text(deviceID), .text(token)]) != nil
+    }
+
+    func wasPushStarted(activityID: String, deviceID: String, since: Date) throws -> Bool {
+        try db.queryOne("SELECT id FROM outbox WHERE activity_id = $1 AND device_id = $2 AND target = 'push-to-start' AND created_at >= $3 LIMIT 1",
+                        [.text(activityID), .text(deviceID), time(since)]) != nil
+    }
+
+    func interactionCount(deviceID: String, since: Date) throws -> Int {
+        try count("SELECT count(*) AS n FROM interactions WHERE device_id = $1 AND created_at >= $2", [.text(deviceID), time(since)])
+    }
+
+    func deleteInteractions(before: Date) throws -> Int {
+        try db.run("DELETE FROM interactions WHERE created_at < $1 AND webhook_state <> 'pending'", [time(before)])
+    }
+
+    func claimIdempotencyKey(keyID: String, key: String, requestHash: String, now: Date) throws -> IdempotentAnswer? {
+        let claimed = try db.run("""
+            INSERT INTO idempotency (key_id, idempotency_key, request_hash, status, body, created_at) VALUES ($1, $2, $3, 0, $4, $5)
+            ON CONFLICT (key_id, idempotency_key) DO NOTHING
+            """, [.text(keyID), .text(key), .text(requestHash), .bytea([]), time(now)])
+        if claimed > 0 { return nil }
+        return try idempotentAnswer(keyID: keyID, key: key)
+    }
+
+    func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord] {
+        try db.query("SELECT * FROM interactions WHERE activity_id = $1 AND id > $2 ORDER BY id LIMIT $3", [.text(activityID), .integer(after), .integer(Int64(limit))]).map(interactionRecord)
+    }
 
     private func count(_ sql: String, _ bindings: [PostgresValue]) throws -> Int {
         try db.queryOne(sql, bindings)?.int("n") ?? 0

@@ -30,7 +30,8 @@ extension RecordDecoding {
 
     func deviceRecord(_ row: some StoreRow) -> DeviceRecord {
         DeviceRecord(deviceID: row.string("device_id") ?? "", bundleID: row.string("bundle_id") ?? "", iosVersion: row.string("ios_version") ?? "",
-                     userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"))
+                     userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"),
+                     userVerified: row.int("user_verified") == 1)
     }
 
     func channelRecord(_ row: some StoreRow) -> ChannelRecord {

@@ -51,13 +51,17 @@ public struct DeviceRecord: Sendable, Hashable {
     public var userID: String?
     public var frequentUpdates: Bool
     public var updatedAt: Date
-    public init(deviceID: String, bundleID: String, iosVersion: String, userID: String?, frequentUpdates: Bool, updatedAt: Date) {
+    /// Whether `userID` was bound by someone the service trusts (an admin key, or a user token the
+    /// app's backend signed): only then do audiences by `userIDs` reach the device.
+    public var userVerified: Bool
+    public init(deviceID: String, bundleID: String, iosVersion: String, userID: String?, frequentUpdates: Bool, updatedAt: Date, userVerified: Bool = true) {
         self.deviceID = deviceID
         self.bundleID = bundleID
         self.iosVersion = iosVersion
         self.userID = userID
         self.frequentUpdates = frequentUpdates
         self.updatedAt = updatedAt
+        self.userVerified = userVerified
     }
 }
 
@@ -249,6 +253,24 @@ public struct ChannelRecord: Sendable, Hashable {
         self.channelID = channelID
         self.bundleID = bundleID
         self.storagePolicy = storagePolicy
+        self.createdAt = createdAt
+    }
+}
+
+// MARK: - Trust: installations (the trust branch's records)
+
+/// One install of an app, created with the app key: its id is the device id every device-scoped
+/// route acts on, and its secret (`ll_inst_…`, shown once) is kept only as a SHA-256 hash.
+public struct InstallationRecord: Sendable, Hashable {
+    public var installationID: String
+    public var bundleID: String
+    /// SHA-256 of the secret, lowercase hex.
+    public var secretHash: String
+    public var createdAt: Date
+    public init(installationID: String, bundleID: String, secretHash: String, createdAt: Date) {
+        self.installationID = installationID
+        self.bundleID = bundleID
+        self.secretHash = secretHash
         self.createdAt = createdAt
     }
 }

@@ -142,4 +142,31 @@ public protocol StoreTransaction {
     func interactions(activityID: String, limit: Int) throws -> [InteractionRecord]
     func dueInteractions(now: Date, limit: Int) throws -> [InteractionRecord]
     func recordWebhook(id: Int64, state: String, attempts: Int, nextAttemptAt: Date, error: String?) throws
+
+    // MARK: Trust: installations, user binding, activity holders (the trust branch's block)
+    /// Stores an installation; a claimed device's installation replaces the one it had.
+    func insertInstallation(_ installation: InstallationRecord) throws
+    func installation(secretHash: String) throws -> InstallationRecord?
+    /// Sets the app's HS256 secret for user tokens and activity grants; the one it replaces stays
+    /// valid as the previous secret until the next rotation.
+    func setUserTokenSecret(bundleID: String, secret: String, now: Date) throws
+    /// The app's user-token secrets, newest first (at most two).
+    func userTokenSecrets(bundleID: String) throws -> [String]
+    /// Devices whose `userID` is `userID` and verified, other than `excluding`.
+    func verifiedDeviceCount(userID: String, excluding deviceID: String) throws -> Int
+    /// Whether `token` is currently one of the device's push-to-start or update tokens.
+    func deviceHoldsToken(deviceID: String, token: String) throws -> Bool
+    /// Whether the service push-started `activityID` on `deviceID` since `since` (a push-to-start outbox row).
+    func wasPushStarted(activityID: String, deviceID: String, since: Date) throws -> Bool
+    /// Interactions a device posted since `since`.
+    func interactionCount(deviceID: String, since: Date) throws -> Int
+    /// Deletes interactions created before `before` whose webhook is done (delivered or failed); returns how many.
+    func deleteInteractions(before: Date) throws -> Int
+    /// Claims `key` for the credential `keyID` inside the caller's transaction: `nil` when this
+    /// request is the first with it (a placeholder is stored; `saveIdempotentAnswer` fills it), else
+    /// the answer stored by the request that claimed it. On PostgreSQL a concurrent claimer waits
+    /// for the first one's commit, so two requests with one key never both run.
+    func claimIdempotencyKey(keyID: String, key: String, requestHash: String, now: Date) throws -> IdempotentAnswer?
+    /// A page of interactions after id `after`, oldest first.
+    func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord]
 }

@@ -5,10 +5,12 @@ import LivelineCrypto
 import LivelineKit
 import LivelineKitSimulator
 import LivelinePreview
+import LivelineService
 import LivelineSimulator
 import LivelineTesting
 import LivelineToolSupport
 import LivelineUI
+import Synchronization
 
 /// The flight tracker through the service: `liveline simulator` and `liveline serve` run as real
 /// processes on loopback; two simulated iPhones' apps run LivelineKit (a coordinator over the
@@ -81,8 +83,15 @@ extension DemoCommand {
         _ = try await backend.expect("POST", "/v1/apps", ["bundleID": .string(bundle), "teamID": .string(teamID), "keyID": .string(keyID), "key": .string(keyPEM), "environment": "sandbox"])
         Console.out("backend  POST /v1/apps \(bundle) (team \(teamID), key \(keyID); the .p8 is stored, never returned)")
         let appKeyJSON = try await backend.expect("POST", "/v1/keys", ["scope": "app", "name": "flight tracker app"])
-        Console.out("backend  POST /v1/keys → app key \(appKeyJSON["id"]?.stringValue ?? "?") (it can only register and delete tokens)")
-        let appClient = LivelineAppClient(baseURL: URL(string: serviceURL)!, appKey: appKeyJSON["key"]?.stringValue ?? "")
+        Console.out("backend  POST /v1/keys → app key \(appKeyJSON["id"]?.stringValue ?? "?") (public: it ships in the app and can only create installations)")
+        let secretJSON = try await backend.expect("PUT", "/v1/apps/\(bundle)/token-secret", [:])
+        let tokenSecret = secretJSON["secret"]?.stringValue ?? ""
+        Console.out("backend  PUT /v1/apps/\(bundle)/token-secret → the secret it signs user tokens with (shown once, kept by the backend)")
+        var appClient = LivelineAppClient(baseURL: URL(string: serviceURL)!, appKey: appKeyJSON["key"]?.stringValue ?? "")
+        // The app asks its backend (where the user signed in) for a user token naming its installation.
+        appClient.userTokenProvider = { installationID, userID in
+            BackendTokens.userToken(userID: userID, installationID: installationID, bundleID: bundle, secret: tokenSecret)
+        }
         var apps: [String: SimulatedPhoneApp] = [:]
         let devices = try await fetchJSON("devices", inspection)
         let noActivities = try await fetchJSON("activities", inspection)
@@ -100,7 +109,9 @@ extension DemoCommand {
             guard launched.remaining == 0, launched.dropped.isEmpty, launched.sent.count == 2 else {
                 throw CLIError(message: "\(phone.id)'s app could not register: sent \(launched.sent), dropped \(launched.dropped), \(launched.remaining) left")
             }
-            Console.out("app      \(phone.name) (iOS \(phone.ios), user \(phone.user)): LivelineKit PUT /v1/devices/\(phone.id), push-to-start token \(prefix(token))")
+            let installation = await phoneApp.uploader.installationID ?? "?"
+            installationNames.withLock { $0[installation] = phone.id }
+            Console.out("app      \(phone.name) (iOS \(phone.ios), user \(phone.user)): LivelineKit POST /v1/installations → \(installation), PUT /v1/devices/\(installation) with \(phone.user)'s user token, push-to-start token \(prefix(token))")
         }
         let channel = try await backend.expect("POST", "/v1/channels", ["bundleID": .string(bundle)])
         let channelID = channel["channelID"]?.stringValue ?? ""
@@ -130,7 +141,7 @@ extension DemoCommand {
             guard let a = activity(activities, phone: phone.id, id: activityID) else { Console.out("device   \(phone.id): no activity started"); failures += 1; continue }
             if let token = a["pushToken"]?.stringValue {
                 if looked.sent.contains(where: { $0.hasPrefix("token of \(phone.id) for \(activityID)") }) {
-                    Console.out("app      \(phone.id): activity started; PUT /v1/activities/\(activityID)/tokens/\(phone.id) update token \(prefix(token)) (LivelineKit)")
+                    Console.out("app      \(phone.id): activity started; PUT /v1/activities/\(activityID)/tokens/{its installation} update token \(prefix(token)) (LivelineKit)")
                 } else {
                     Console.out("app      \(phone.id): the update token \(prefix(token)) was not registered: \(looked.dropped)"); failures += 1
                 }
@@ -168,7 +179,7 @@ extension DemoCommand {
         for phone in phones {
             let looked = await apps[phone.id]!.look(devices: devices, activities: endedActivities, within: .seconds(10))
             if looked.sent.contains(where: { $0.hasPrefix("deletion of \(phone.id)'s token for \(activityID)") }) {
-                Console.out("app      \(phone.id): activity ended; DELETE /v1/activities/\(activityID)/tokens/\(phone.id) (LivelineKit)")
+                Console.out("app      \(phone.id): activity ended; DELETE /v1/activities/\(activityID)/tokens/{its installation} (LivelineKit)")
             }
             if !looked.dropped.isEmpty || looked.remaining > 0 { Console.out("app      \(phone.id): \(looked.dropped), \(looked.remaining) left"); failures += 1 }
             await apps[phone.id]!.stop()
@@ -184,12 +195,17 @@ extension DemoCommand {
     }
 
     /// Waits until every push of the activity is final and prints the ones of this send.
+    /// The phones by their installation ids, so the service's lines name the phone.
+    static let installationNames = Mutex([String: String]())
+
     static func report(_ backend: ServiceHTTPClient, _ activityID: String, sendID: JSONValue?) async throws -> Int {
+        let names = installationNames.withLock { $0 }
         let snapshot = try await backend.expect("GET", "/v1/activities/\(activityID)?wait=20")
         var failures = 0
         for d in (snapshot["deliveries"]?.arrayValue ?? []).reversed() where d["sendID"] == sendID {
             let state = d["state"]?.stringValue ?? "?"
-            let who = d["target"]?.stringValue == "channel" ? "channel \(d["token"]?.stringValue ?? "")" : "\(d["deviceID"]?.stringValue ?? "?") \(d["target"]?.stringValue ?? "") \(d["token"]?.stringValue ?? "")"
+            let device = d["deviceID"]?.stringValue ?? "?"
+            let who = d["target"]?.stringValue == "channel" ? "channel \(d["token"]?.stringValue ?? "")" : "\(names[device] ?? device) \(d["target"]?.stringValue ?? "") \(d["token"]?.stringValue ?? "")"
             var line = "service  \(who): \(state)"
             if let id = d["apnsID"]?.stringValue { line += " apns-id \(id)" }
             if let r = d["reason"]?.stringValue { line += " (\(r))" }

@@ -25,7 +25,7 @@ enum SimulatorCommand: LivelineCommand {
             .init(name: "dashboard", valueName: nil, help: "Also serve the live dashboard of the simulated iPhones on loopback (HTTP/1.1); prints its URL. The clock follows real time until advanced."),
             .init(name: "dashboard-port", valueName: "n", help: "The dashboard's port on 127.0.0.1; 0 picks a free one (default 2198)."),
             .init(name: "forward-interactions", valueName: "url", help: "With --dashboard: POST taps to <url>/v1/activities/{id}/interactions, as the service expects them."),
-            .init(name: "forward-key", valueName: "key", help: "With --forward-interactions: the app key sent as 'Authorization: Bearer' (never printed)."),
+            .init(name: "forward-key", valueName: "key", help: "With --forward-interactions: the key sent as 'Authorization: Bearer' (never printed): an admin key, since the service takes taps from an app key no longer (docs/security.md)."),
         ],
         positionals: 0...1,
         discussion: """

@@ -46,11 +46,18 @@ struct BackendEndToEndTests {
             "key": .string(pem), "environment": "sandbox"]).status == 201)
         let appKey = try #require(try await Self.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]?.stringValue)
 
+        // Ana signed in: the app's backend signs a user token for her phone's installation (docs/security.md).
+        let tokenSecret = try #require(try await Self.call(server.url, "PUT", "/v1/apps/\(Self.bundle)/token-secret", key: admin, json: [:]).json["secret"]?.stringValue)
+        var client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey)
+        client.userTokenProvider = { installationID, userID in
+            BackendTokens.userToken(userID: userID, installationID: installationID, bundleID: Self.bundle, secret: tokenSecret)
+        }
+
         // Ana's phone launches the app: LivelineKit registers the device under her user id and its push-to-start token.
         let app = try SimulatedPhoneApp(
             device: DeviceRegistration(deviceID: "ana-iphone", bundleID: Self.bundle, iosVersion: "18.2", userID: "ana"),
             attributesTypes: [FlightActivityAttributes.attributesType],
-            client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey), directory: URL(fileURLWithPath: directory + "/app"))
+            client: client, directory: URL(fileURLWithPath: directory + "/app"))
         let launched = await app.launch(simulator)
         #expect(launched.remaining == 0 && launched.dropped.isEmpty, "\(launched)")
 

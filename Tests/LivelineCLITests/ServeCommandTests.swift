@@ -98,7 +98,9 @@ struct ServeCommandTests {
         #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
         #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))
         // The phones' apps run LivelineKit: they register themselves, and delete the token when the activity ends.
-        #expect(out.contains("LivelineKit PUT /v1/devices/iphone-16, push-to-start token "))
+        // Each creates its installation with the (public) app key and binds its user with the backend's user token.
+        #expect(out.contains("LivelineKit POST /v1/installations → inst_"))
+        #expect(out.contains("with ana's user token, push-to-start token "))
         #expect(out.contains("app      iphone-12: activity ended; DELETE /v1/activities/flight-LL1234-"))
         #expect(!out.contains("app      iphone-16: activity ended"))  // it never had an update token
         // Each change goes out twice: once on the channel, once to the iOS 17 phone's token.

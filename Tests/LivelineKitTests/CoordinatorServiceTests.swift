@@ -141,6 +141,9 @@ struct CoordinatorServiceTests {
         try FileManager.default.copyItem(at: f.appDirectory, to: snapshot)
         let report = await first.drain()
         #expect(report.sent.count == 3)
+        // The installation credential lives outside the queue (the Keychain on iOS): the kill does not take it back.
+        let credential = "liveline-installation.json"
+        try FileManager.default.copyItem(at: f.appDirectory.appendingPathComponent(credential), to: snapshot.appendingPathComponent(credential))
 
         let relaunched = try f.uploader(directory: snapshot)
         #expect(await relaunched.pending.count == 3)

@@ -31,6 +31,10 @@ final class KitFixture: @unchecked Sendable {
         config.database = directory.appendingPathComponent("liveline.db").path
         config.rateLimit = 1_000_000
         config.rateBurst = 1_000_000
+        config.installationRateLimit = 1_000_000
+        config.installationRateBurst = 1_000_000
+        config.addressRateLimit = 1_000_000
+        config.addressRateBurst = 1_000_000
         configure(&config)
         configuration = config
         let server = try ServiceServer.start(config) { _ in }
@@ -42,16 +46,39 @@ final class KitFixture: @unchecked Sendable {
         precondition(app.status == 201, "app: \(app.json)")
         let key = try await Self.call(server.url, "POST", "/v1/keys", key: adminKey, json: ["scope": "app"])
         appKey = key.json["key"]!.stringValue!
+        let secret = try await Self.call(server.url, "PUT", "/v1/apps/\(Self.bundle)/token-secret", key: adminKey, json: [:])
+        precondition(secret.status == 200, "token secret: \(secret.json)")
+        tokenSecret = secret.json["secret"]!.stringValue!
     }
 
+    /// The backend's secret for user tokens and activity grants.
+    let tokenSecret: String
+    /// Each uploader's directory by its app-side device id (its installation credential lives there).
+    private let directories = Mutex([String: URL]())
+
     var url: String { server!.url }
-    var client: LivelineAppClient { LivelineAppClient(baseURL: URL(string: url)!, appKey: appKey) }
+    /// The app's client; its backend grants the activities the app starts itself.
+    var client: LivelineAppClient {
+        var client = LivelineAppClient(baseURL: URL(string: url)!, appKey: appKey)
+        let secret = tokenSecret
+        client.activityGrantProvider = { id, activity in BackendTokens.activityGrant(activityID: activity, installationID: id, bundleID: Self.bundle, secret: secret) }
+        client.userTokenProvider = { id, user in BackendTokens.userToken(userID: user, installationID: id, bundleID: Self.bundle, secret: secret) }
+        return client
+    }
+
+    /// The service's device id (the installation id) of the app-side device id.
+    func serviceID(_ device: String) -> String {
+        guard let dir = directories.withLock({ $0[device] }) else { return device }
+        return FileSecretStore(url: dir.appendingPathComponent("liveline-installation.json")).load()?.installationID ?? device
+    }
 
     /// An uploader on the app's directory whose waits advance the test clock instead of sleeping.
     func uploader(device: String = "phone-1", directory: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) throws -> TokenUploader {
         let clock = self.clock
         let environment = UploaderEnvironment(now: { clock.now }, random: { 0.5 }, sleep: { clock.advance($0) }, log: log)
-        return try TokenUploader(directory: directory ?? appDirectory, client: client, deviceID: device, environment: environment)
+        let dir = directory ?? appDirectory
+        directories.withLock { $0[device] = dir }
+        return try TokenUploader(directory: dir, client: client, deviceID: device, environment: environment)
     }
 
     func coordinator(_ uploader: TokenUploader, kinds: [any LiveActivityKind], authorization: (any LiveActivityAuthorization)? = nil,
@@ -87,19 +114,24 @@ final class KitFixture: @unchecked Sendable {
     // MARK: - What the service holds, read from its store
 
     func activityToken(_ activityID: String, device: String = "phone-1") throws -> String? {
-        try server!.store.write { try $0.activityToken(activityID: activityID, deviceID: device) }?.token
+        try server!.store.write { try $0.activityToken(activityID: activityID, deviceID: serviceID(device)) }?.token
     }
 
     func pushToStartToken(_ type: String = "FlightAttributes", device: String = "phone-1") throws -> String? {
-        try server!.store.write { try $0.pushToStartToken(deviceID: device, attributesType: type) }?.token
+        try server!.store.write { try $0.pushToStartToken(deviceID: serviceID(device), attributesType: type) }?.token
     }
 
     func deviceRecord(_ device: String = "phone-1") throws -> DeviceRecord? {
-        try server!.store.write { try $0.device(device) }
+        try server!.store.write { try $0.device(serviceID(device)) }
     }
 
     func interactions(_ activityID: String) throws -> [InteractionRecord] {
-        try server!.store.write { try $0.interactions(activityID: activityID, limit: 100) }
+        // The service keeps an installation's keys as "<installationID>/<key>"; the app's key is after the slash.
+        try server!.store.write { try $0.interactions(activityID: activityID, limit: 100) }.map { record in
+            var record = record
+            if let d = record.deviceID, record.idempotencyKey.hasPrefix(d + "/") { record.idempotencyKey.removeFirst(d.count + 1) }
+            return record
+        }
     }
 
     struct Reply { var status: Int; var json: JSONValue }

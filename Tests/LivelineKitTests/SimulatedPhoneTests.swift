@@ -35,15 +35,20 @@ struct SimulatedPhoneTests {
         #expect(try await KitFixture.call(server.url, "POST", "/v1/apps", key: admin, json: [
             "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID), "key": .string(pem), "environment": "sandbox"]).status == 201)
         let appKey = try await KitFixture.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]!.stringValue!
+        let secret = try await KitFixture.call(server.url, "PUT", "/v1/apps/\(Self.bundle)/token-secret", key: admin, json: [:]).json["secret"]!.stringValue!
+        var client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey)
+        // The app's backend signs ana's user token for this installation.
+        client.userTokenProvider = { id, user in BackendTokens.userToken(userID: user, installationID: id, bundleID: Self.bundle, secret: secret) }
 
         let app = try SimulatedPhoneApp(
             device: DeviceRegistration(deviceID: "phone-1", bundleID: Self.bundle, iosVersion: "17.5", userID: "ana"),
-            attributesTypes: ["FlightAttributes"], client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey),
+            attributesTypes: ["FlightAttributes"], client: client,
             directory: URL(fileURLWithPath: directory + "/app"), configure: { $0.sendsReceipts = true })
         let launched = await app.launch(simulator)
         #expect(launched.remaining == 0)
+        let installation = try #require(await app.uploader.installationID)
         let pts = simulator.app(Self.bundle, on: "phone-1")!.pushToStartTokens["FlightAttributes"]!
-        #expect(try server.store.write { try $0.pushToStartToken(deviceID: "phone-1", attributesType: "FlightAttributes") }?.token == pts)
+        #expect(try server.store.write { try $0.pushToStartToken(deviceID: installation, attributesType: "FlightAttributes") }?.token == pts)
 
         // The backend starts the flight for user ana: the app learns of the activity and registers its token.
         let id = "flight-LL1234"
@@ -54,7 +59,7 @@ struct SimulatedPhoneTests {
         _ = try await KitFixture.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin)
         await app.look(simulator)
         let deviceActivity = simulator.activities().first { $0.deviceID == "phone-1" }!
-        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: "phone-1") }?.token }
+        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installation) }?.token }
         #expect(try serverToken() == deviceActivity.pushToken)
 
         // The token rotates on the device: the app registers the new one, and the next update reaches it.

@@ -110,7 +110,7 @@ struct TrapTests {
         #expect(report.sent == ["device phone-1", "token of phone-1 for flight-1 (\(token.hex.prefix(8))…)"])
 
         // The service forgets the device (deleted by an operator): the next token re-registers it.
-        #expect(try await f.admin("DELETE", "/v1/devices/phone-1").status == 200)
+        #expect(try await f.admin("DELETE", "/v1/devices/\(f.serviceID("phone-1"))").status == 200)
         let rotated = newToken()
         await uploader.setActivityToken(rotated.hex, activityID: "flight-1")
         let again = await uploader.drain()

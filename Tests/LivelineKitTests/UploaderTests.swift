@@ -51,7 +51,7 @@ struct UploaderTests {
             #expect(error.code != nil)
             #expect(error.isRetryable)
             #expect(!error.description.contains("ll_app_wrong_key_123"))
-            #expect(error.description.contains("PUT /v1/devices/phone-1: 401"))
+            #expect(error.description.contains("POST /v1/installations: 401"))
         }
         do throws(LivelineAppError) {
             try await f.client.putPushToStartToken(newToken().hex, attributesType: "FlightAttributes", deviceID: "nobody")
@@ -125,8 +125,9 @@ struct UploaderTests {
 
     @Test("over the service's rate limit: 429 with Retry-After, and the uploader waits that long")
     func retryAfter() async throws {
-        // A bucket of two that refills once in 100 s: however slow the machine, the third request is over it.
-        let f = try await KitFixture { $0.rateLimit = 0.01; $0.rateBurst = 2 }
+        // The installation's bucket of three that refills once in 100 s: the device, then flight-0's
+        // token (refused for lack of a grant, then sent with the backend's grant); the fourth request is over it.
+        let f = try await KitFixture { $0.installationRateLimit = 0.01; $0.installationRateBurst = 3 }
         let uploader = try f.uploader()
         await uploader.registerDevice(KitFixture.device())
         for i in 0..<3 { await uploader.setActivityToken(newToken().hex, activityID: "flight-\(i)") }

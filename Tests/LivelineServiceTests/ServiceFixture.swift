@@ -100,10 +100,10 @@ final class ServiceFixture: @unchecked Sendable {
     func register(_ phone: String, ios: String = "18.2", user: String? = nil) async throws {
         var body: JSONObject = ["bundleID": .string(Self.bundle), "iosVersion": .string(ios)]
         if let user { body["userID"] = .string(user) }
-        let d = try await app.call("PUT", "/v1/devices/\(phone)", json: .object(body))
+        let d = try await admin.call("PUT", "/v1/devices/\(phone)", json: .object(body))
         precondition(d.status == 201 || d.status == 200, "device: \(d.json)")
         let token = simulator.app(Self.bundle, on: phone)!.pushToStartTokens["FlightAttributes"]!
-        let t = try await app.call("PUT", "/v1/devices/\(phone)/push-to-start/FlightAttributes", json: ["token": .string(token)])
+        let t = try await admin.call("PUT", "/v1/devices/\(phone)/push-to-start/FlightAttributes", json: ["token": .string(token)])
         precondition(t.status == 201 || t.status == 200, "token: \(t.json)")
     }
 
@@ -137,7 +137,7 @@ final class ServiceFixture: @unchecked Sendable {
         _ = try await settled(activityID)
         for phone in phones {
             let token = deviceActivity(activityID, on: phone)!.pushToken!
-            let t = try await app.call("PUT", "/v1/activities/\(activityID)/tokens/\(phone)", json: ["token": .string(token)])
+            let t = try await admin.call("PUT", "/v1/activities/\(activityID)/tokens/\(phone)", json: ["token": .string(token)])
             precondition(t.status == 201, "token: \(t.json)")
         }
     }

@@ -26,7 +26,7 @@ struct ServiceFlowTests {
         #expect(activity.contentState["boardingTime"] == .number(ISO8601DateFormatter().date(from: "2026-12-01T17:20:00Z")!.timeIntervalSinceReferenceDate))
         #expect(activity.attributes["departure"]?.numberValue == ISO8601DateFormatter().date(from: "2026-12-01T18:00:00Z")!.timeIntervalSinceReferenceDate)
 
-        let reg = try await f.app.call("PUT", "/v1/activities/flight-LL1234/tokens/phone-1", json: ["token": .string(token)])
+        let reg = try await f.admin.call("PUT", "/v1/activities/flight-LL1234/tokens/phone-1", json: ["token": .string(token)])
         #expect(reg.status == 201)
         #expect(reg.json["token"]?.stringValue == String(token.prefix(8)) + "…")
 
@@ -66,7 +66,7 @@ struct ServiceFlowTests {
         _ = try await f.settled("flight-1")
         #expect(f.deviceActivity("flight-1", on: "new-phone")?.channelID == channelID)
         let oldToken = try #require(f.deviceActivity("flight-1", on: "old-phone")?.pushToken)
-        _ = try await f.app.call("PUT", "/v1/activities/flight-1/tokens/old-phone", json: ["token": .string(oldToken)])
+        _ = try await f.admin.call("PUT", "/v1/activities/flight-1/tokens/old-phone", json: ["token": .string(oldToken)])
 
         let update = try await f.admin.call("POST", "/v1/activities/flight-1/update", json: ["contentState": ServiceFixture.state(gate: "D4")])
         #expect(update.status == 202, "\(update.json)")
@@ -209,7 +209,7 @@ struct ServiceFlowTests {
         try await f.startAndRegister("flight-6", phones: ["phone-1"])
         _ = try await f.admin.call("POST", "/v1/activities/flight-6/update", json: ["contentState": ServiceFixture.state(gate: "H8")])
         _ = try await f.settled("flight-6")
-        let r = try await f.app.call("POST", "/v1/activities/flight-6/receipts", json: ["deviceID": "phone-1"])
+        let r = try await f.admin.call("POST", "/v1/activities/flight-6/receipts", json: ["deviceID": "phone-1"])
         #expect(r.status == 200, "\(r.json)")
         let rows = try await f.settled("flight-6").json["deliveries"]?.arrayValue ?? []
         #expect(rows.first?["displayed"] == true)

@@ -133,8 +133,8 @@ struct ServiceInputTests {
         var statuses: [Int] = []
         for _ in 0..<3 { statuses.append(try await f.admin.call("GET", "/v1/apps").status) }
         #expect(statuses == [200, 429, 429])
-        // Another key has its own bucket.
-        #expect(try await f.app.call("PUT", "/v1/devices/d1", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
+        // The app key's budget is not the admin key's (it is per client address).
+        #expect(try await f.app.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
         let limited = try await f.admin.call("GET", "/v1/apps")
         #expect(limited.status == 429)
         #expect(limited.headers["retry-after"] != nil)

@@ -56,11 +56,11 @@ struct ServiceInteractionTests {
         try await f.register("phone-1")
         try await f.startAndRegister("flight-9", phones: ["phone-1"])
         let tap: JSONValue = ["action": "share-gate", "deviceID": "phone-1", "payload": ["gate": "C7"]]
-        let first = try await f.app.call("POST", "/v1/activities/flight-9/interactions", json: tap, headers: ["Idempotency-Key": "tap-1"])
+        let first = try await f.admin.call("POST", "/v1/activities/flight-9/interactions", json: tap, headers: ["Idempotency-Key": "tap-1"])
         #expect(first.status == 201, "\(first.json)")
-        let again = try await f.app.call("POST", "/v1/activities/flight-9/interactions", json: tap, headers: ["Idempotency-Key": "tap-1"])
+        let again = try await f.admin.call("POST", "/v1/activities/flight-9/interactions", json: tap, headers: ["Idempotency-Key": "tap-1"])
         #expect(again.json["id"] == first.json["id"])
-        let missingKey = try await f.app.call("POST", "/v1/activities/flight-9/interactions", json: tap)
+        let missingKey = try await f.admin.call("POST", "/v1/activities/flight-9/interactions", json: tap)
         #expect(missingKey.status == 400)
         #expect(missingKey.errorCode == "missing-idempotency-key")
 
@@ -107,7 +107,7 @@ struct ServiceUITests {
         defer { Task { await f.stop() } }
         try await f.register("phone-1")
         let token = try #require(f.simulator.app(ServiceFixture.bundle, on: "phone-1")?.pushToStartTokens["VoltraAttributes"])
-        #expect(try await f.app.call("PUT", "/v1/devices/phone-1/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
+        #expect(try await f.admin.call("PUT", "/v1/devices/phone-1/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
         let layout = try JSONValue.parse(Array(#"{"lockScreen": {"type": "Text", "children": "Boarding at C7"}}"#.utf8))
         let r = try await f.admin.call("POST", "/v1/activities/ui-1/start", json: ["ui": layout, "alert": ["title": "Boarding"], "audience": ["deviceIDs": ["phone-1"]]])
         #expect(r.status == 202, "\(r.json)")

@@ -62,7 +62,7 @@ struct ServicePostgresTests {
             var statuses: [Int] = []
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
-                let r = try await f.app.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
+                let r = try await f.admin.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
                 statuses.append(r.status)
                 if r.status == 503 { #expect(r.errorCode == "store-unavailable") }
                 if r.status != 503 { break }

@@ -9,8 +9,16 @@ export interface KeyValueStorage {
 export interface LivelineClientOptions {
   /** The service, e.g. `https://live.example.com`. */
   baseURL: string;
-  /** An app key (`POST /v1/keys` with scope `app`); sent as `Authorization: Bearer`, never logged. */
+  /** An app key (`POST /v1/keys` with scope `app`): it only creates this install's installation
+   *  (`POST /v1/installations`); every device call then uses the installation's credential. Never logged. */
   appKey: string;
+  /** Where the installation secret is kept: the platform's secure storage (e.g. react-native-keychain
+   *  behind getItem/setItem/removeItem). Without it, `storage` is used and a warning is logged. */
+  secureStorage?: KeyValueStorage & { removeItem?(key: string): Promise<void> };
+  /** Asks the app's backend for a user token binding `userID` to this installation (an HS256 JWT it signs). */
+  userTokenProvider?: (installationID: string, userID: string) => Promise<string | null>;
+  /** Asks the app's backend for a grant to register an update token for an activity the service did not start on this installation. */
+  activityGrantProvider?: (installationID: string, activityID: string) => Promise<string | null>;
   /** This install's stable id. */
   deviceID: string;
   /** The queue's storage (in memory when omitted: not for production). */
@@ -30,6 +38,8 @@ export interface DeviceRegistration {
   iosVersion: string;
   userID?: string | null;
   frequentUpdates?: boolean;
+  /** The backend's user token for `userID` (else `userTokenProvider` is asked); without one the userID stays unverified. */
+  userToken?: string | null;
 }
 
 export interface Interaction {
@@ -59,6 +69,8 @@ export interface DrainReport {
 
 export interface LivelineClient {
   readonly deviceID: string;
+  /** The installation id the service issued (the device id the backend addresses), or null before the first registration. */
+  installationID(): Promise<string | null>;
   /** Reads the stored queue (done by every other call too). */
   load(): Promise<void>;
   /** Points later requests at another address or key; the queue is kept. */

@@ -4,6 +4,7 @@
 // wake, interactions with an idempotency key delivered once. Logs carry ids and token prefixes only.
 
 const STORAGE_KEY = 'liveline.uploads.v1';
+const INSTALLATION_KEY = 'liveline.installation.v1';
 const DELIVERED_LIMIT = 500;
 
 /** A call to the service failed: the status with the service's error code and message, or no answer. */
@@ -70,6 +71,13 @@ export function backoffDelay(attempts, random, baseMs = 1000, maxMs = 300000) {
 export function createLivelineClient(options) {
   const { deviceID, storage = memoryStorage() } = options;
   let { baseURL, appKey } = options;
+  // The installation secret belongs in the platform's secure storage (e.g. react-native-keychain
+  // behind getItem/setItem/removeItem); without one it falls back to `storage`, loudly.
+  const secureStorage = options.secureStorage ?? storage;
+  const userTokenProvider = options.userTokenProvider ?? null;
+  const activityGrantProvider = options.activityGrantProvider ?? null;
+  let installation = null;
+  let creating = null;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const now = options.now ?? (() => Date.now());
   const random = options.random ?? Math.random;
@@ -114,14 +122,58 @@ export function createLivelineClient(options) {
     await enqueue(op);
   }
 
-  async function call(method, segments, body, headers = {}) {
+  if (!options.secureStorage) (options.log ?? console.warn)('liveline: no secureStorage given; the installation secret is kept in plain storage (give react-native-keychain or the like)');
+
+  async function loadInstallation() {
+    if (installation) return installation;
+    const text = await secureStorage.getItem(INSTALLATION_KEY);
+    if (text) { try { installation = JSON.parse(text); } catch { installation = null; } }
+    return installation;
+  }
+
+  async function forgetInstallation() {
+    installation = null;
+    if (secureStorage.removeItem) await secureStorage.removeItem(INSTALLATION_KEY); else await secureStorage.setItem(INSTALLATION_KEY, '');
+  }
+
+  /** The installation, created with the app key on first need (once, however many calls need it). */
+  async function ensureInstallation(d) {
+    const stored = await loadInstallation();
+    if (stored) return stored;
+    if (!creating) {
+      creating = (async () => {
+        const r = await call('POST', ['v1', 'installations'], { bundleID: d.bundleID, iosVersion: d.iosVersion, frequentUpdates: !!d.frequentUpdates }, {}, appKey);
+        installation = { installationID: r.json.installationID, secret: r.json.secret };
+        await secureStorage.setItem(INSTALLATION_KEY, JSON.stringify(installation));
+        return installation;
+      })().finally(() => { creating = null; });
+    }
+    return creating;
+  }
+
+  /** A device call with the installation credential; without one, or when the service forgot it, the device registers again. */
+  async function deviceCall(method, segments, body, headers = {}, given = null) {
+    const cred = given ?? await loadInstallation();
+    if (!cred) throw new LivelineError(`${method} (device call)`, 404, 'unknown-device', 'no installation yet: the device registers first');
+    try {
+      return await call(method, segments(cred.installationID), body, headers, cred.secret);
+    } catch (e) {
+      if (e instanceof LivelineError && e.status === 401) {
+        await forgetInstallation();
+        throw new LivelineError(e.request, 404, 'unknown-device', 'the service no longer knows this installation; registering again');
+      }
+      throw e;
+    }
+  }
+
+  async function call(method, segments, body, headers = {}, bearer = appKey) {
     const path = '/' + segments.map(encodeURIComponent).join('/');
     const label = `${method} ${path}`;
     let response;
     try {
       response = await fetchImpl(baseURL.replace(/\/$/, '') + path, {
         method,
-        headers: { Authorization: `Bearer ${appKey}`, 'Content-Type': 'application/json', ...headers },
+        headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json', ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
@@ -144,26 +196,40 @@ export function createLivelineClient(options) {
       case 'device': {
         const d = op.device;
         const body = { bundleID: d.bundleID, iosVersion: d.iosVersion, frequentUpdates: !!d.frequentUpdates };
-        if (d.userID) body.userID = d.userID;
-        return call('PUT', ['v1', 'devices', d.deviceID], body);
+        const cred = await ensureInstallation(d);
+        if (d.userID) {
+          body.userID = d.userID;
+          // The user is bound only by a token the app's backend signed for this installation.
+          const userToken = d.userToken ?? (userTokenProvider ? await userTokenProvider(cred.installationID, d.userID) : null);
+          if (userToken) body.userToken = userToken;
+        }
+        return deviceCall('PUT', (id) => ['v1', 'devices', id], body, {}, cred);
       }
       case 'pushToStart':
-        return call('PUT', ['v1', 'devices', op.deviceID, 'push-to-start', op.attributesType], { token: op.token });
+        return deviceCall('PUT', (id) => ['v1', 'devices', id, 'push-to-start', op.attributesType], { token: op.token });
       case 'activityToken': {
         const body = { token: op.token };
         if (op.attributesType) body.attributesType = op.attributesType;
-        return call('PUT', ['v1', 'activities', op.activityID, 'tokens', op.deviceID], body);
+        const path = (id) => ['v1', 'activities', op.activityID, 'tokens', id];
+        try { return await deviceCall('PUT', path, body); } catch (e) {
+          // Not an activity this installation holds yet: the backend may grant it.
+          if (!(e instanceof LivelineError && e.status === 404 && e.code === 'not-found') || !activityGrantProvider) throw e;
+          const grant = await activityGrantProvider((await loadInstallation()).installationID, op.activityID);
+          if (!grant) throw e;
+          return deviceCall('PUT', path, { ...body, grant });
+        }
       }
       case 'deleteActivityToken':
-        try { return await call('DELETE', ['v1', 'activities', op.activityID, 'tokens', op.deviceID]); } catch (e) {
+        try { return await deviceCall('DELETE', (id) => ['v1', 'activities', op.activityID, 'tokens', id]); } catch (e) {
           if (e instanceof LivelineError && e.status === 404) return null; // nothing to delete: done
           throw e;
         }
       case 'interaction': {
+        // The installation's credential names the device: no deviceID in the body.
         const i = op.interaction;
-        const body = { action: i.action, deviceID };
+        const body = { action: i.action };
         if (i.payload !== undefined) body.payload = i.payload;
-        return call('POST', ['v1', 'activities', i.activityID, 'interactions'], body, { 'Idempotency-Key': i.idempotencyKey });
+        return deviceCall('POST', () => ['v1', 'activities', i.activityID, 'interactions'], body, { 'Idempotency-Key': i.idempotencyKey });
       }
       default: throw new Error(`unknown operation ${op.kind}`);
     }
@@ -257,6 +323,8 @@ export function createLivelineClient(options) {
   return {
     deviceID,
     load,
+    /** The installation id the service issued (the device id the backend addresses), or null before the first registration. */
+    async installationID() { return (await loadInstallation())?.installationID ?? null; },
     /** Points later requests at another address or key; the queue is kept. */
     configure(changes) {
       if (changes.baseURL) baseURL = changes.baseURL;
@@ -266,6 +334,7 @@ export function createLivelineClient(options) {
     async registerDevice(device) {
       await load();
       const registration = { deviceID, bundleID: device.bundleID, iosVersion: device.iosVersion, userID: device.userID ?? null, frequentUpdates: !!device.frequentUpdates };
+      if (device.userToken) registration.userToken = device.userToken;
       if (same(state.device, registration) && !state.pending[deviceKey()]) return;
       await enqueue({ kind: 'device', device: registration });
     },

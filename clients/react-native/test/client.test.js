@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { backoffDelay, createLivelineClient, memoryStorage, wirePushTokenUpdates, wireVoltra } from '../index.js';
-import { bundle, fakeClock, prefix, startService, token } from './service.js';
+import { bundle, fakeClock, prefix, signGrant, startService, token } from './service.js';
 
 let service;
 before(async () => { service = await startService(); });
@@ -9,7 +9,9 @@ after(async () => { await service.close(); });
 
 let devices = 0;
 function makeClient({ storage = memoryStorage(), deviceID = `phone-${++devices}`, clock = fakeClock(), log } = {}) {
-  return createLivelineClient({ baseURL: service.url, appKey: service.appKey, deviceID, storage, now: clock.now, sleep: clock.sleep, random: () => 0.5, log });
+  // The app's backend grants the activities the app starts itself (signed with the app's token secret).
+  const activityGrantProvider = async (installationID, activityID) => signGrant(service.tokenSecret, { deviceID: installationID, activityID });
+  return createLivelineClient({ baseURL: service.url, appKey: service.appKey, deviceID, storage, now: clock.now, sleep: clock.sleep, random: () => 0.5, log, activityGrantProvider });
 }
 
 test('backoff doubles up to the maximum, the upper half random', () => {
@@ -26,7 +28,7 @@ test('the device goes first; a rotation before the upload sends only the newest 
   await client.setActivityToken('flight-a', second, 'FlightAttributes');
   const report = await client.drain();
   assert.deepEqual(report.sent, [`device ${client.deviceID}`, `token of ${client.deviceID} for flight-a (${prefix(second)})`]);
-  assert.equal((await service.tokens('flight-a'))[client.deviceID], prefix(second));
+  assert.equal((await service.tokens('flight-a'))[await client.installationID()], prefix(second));
   // Re-delivered: not sent again.
   await client.setActivityToken('flight-a', second, 'FlightAttributes');
   assert.deepEqual(await client.pending(), []);
@@ -62,7 +64,7 @@ test('the service down then up: nothing is lost, and the relaunched app resumes 
   const relaunched = createLivelineClient({ baseURL: service.url, appKey: service.appKey, deviceID: client.deviceID, storage, now: clock.now, sleep: clock.sleep });
   const up = await relaunched.drain({ withinMs: 300000 });
   assert.equal(up.remaining, 0);
-  assert.equal((await service.tokens('flight-b'))[client.deviceID], prefix(newest));
+  assert.equal((await service.tokens('flight-b'))[await client.installationID()], prefix(newest));
   const taps = await service.call('GET', '/v1/activities/flight-b/interactions');
   assert.deepEqual(taps.json.interactions.map((i) => i.idempotencyKey), ['tap-1']);
 });
@@ -89,8 +91,8 @@ test('reconcile at launch deletes the tokens of activities no longer running', a
   await client.drain();
   await client.reconcile(['flight-e']);
   await client.drain();
-  assert.equal((await service.tokens('flight-d'))[client.deviceID], undefined);
-  assert.ok((await service.tokens('flight-e'))[client.deviceID]);
+  assert.equal((await service.tokens('flight-d'))[await client.installationID()], undefined);
+  assert.ok((await service.tokens('flight-e'))[await client.installationID()]);
 });
 
 test("Voltra's events: push-to-start, update tokens, the end, and a replayed tap", async () => {
@@ -106,12 +108,12 @@ test("Voltra's events: push-to-start, update tokens, the end, and a replayed tap
   const tap = { source: 'order-1', identifier: 'cancel', payload: '', timestamp: 12.5 };
   await emit('interaction', tap);
   assert.equal((await client.drain()).sent.length, 4);
-  assert.equal((await service.tokens('voltra-order-1'))[client.deviceID], prefix(update));
+  assert.equal((await service.tokens('voltra-order-1'))[await client.installationID()], prefix(update));
   await emit('interaction', tap); // replayed from Voltra's App Group queue
   await emit('stateChange', { activityName: 'order-1', activityState: 'dismissed', timestamp: 2 });
   const report = await client.drain();
   assert.deepEqual(report.sent, [`deletion of ${client.deviceID}'s token for voltra-order-1`]);
-  assert.equal((await service.tokens('voltra-order-1'))[client.deviceID], undefined);
+  assert.equal((await service.tokens('voltra-order-1'))[await client.installationID()], undefined);
   unwire();
   assert.equal(listeners.size, 0);
 });
@@ -125,5 +127,29 @@ test("the flight-tracker guide's onPushTokenUpdate goes to the same API", async 
   const t = token();
   await callback({ activityId: 'flight-f', pushToken: t });
   await client.drain();
-  assert.equal((await service.tokens('flight-f'))[client.deviceID], prefix(t));
+  assert.equal((await service.tokens('flight-f'))[await client.installationID()], prefix(t));
+});
+
+test('the installation: made once with the app key, its secret in secureStorage, the user bound by the backend\'s token', async () => {
+  const secureStorage = memoryStorage(), storage = memoryStorage();
+  const clock = fakeClock();
+  const userTokenProvider = async (installationID, userID) => signGrant(service.tokenSecret, { sub: userID, deviceID: installationID });
+  const client = createLivelineClient({ baseURL: service.url, appKey: service.appKey, deviceID: 'rn-user-phone', storage, secureStorage,
+    now: clock.now, sleep: clock.sleep, random: () => 0.5, userTokenProvider });
+  await client.registerDevice({ bundleID: bundle, iosVersion: '18.2', userID: 'ana' });
+  await client.setPushToStartToken('FlightAttributes', token());
+  const report = await client.drain();
+  assert.equal(report.sent.length, 2, JSON.stringify(report));
+  const id = await client.installationID();
+  assert.match(id, /^inst_[0-9a-f]{24}$/);
+  const stored = JSON.parse(await secureStorage.getItem('liveline.installation.v1'));
+  assert.equal(stored.installationID, id);
+  assert.match(stored.secret, /^ll_inst_[0-9a-f]{40}$/);
+  assert.equal(await storage.getItem('liveline.installation.v1'), null);
+  const device = await service.call('GET', `/v1/devices/${id}`);
+  assert.equal(device.json.userID, 'ana');
+  assert.equal(device.json.userVerified, true);
+  // The app key alone cannot write the device; the credential cannot touch another id.
+  assert.equal((await service.call('PUT', `/v1/devices/${id}`, { bundleID: bundle, iosVersion: '16.0' }, service.appKey)).status, 403);
+  assert.equal((await service.call('DELETE', '/v1/devices/inst_000000000000000000000000', undefined, stored.secret)).status, 404);
 });

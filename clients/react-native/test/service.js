@@ -1,7 +1,7 @@
 // A real `liveline serve` for the tests: the binary built by `swift build` (or LIVELINE_BIN), on a
 // free port, with its SQLite file in a temporary directory. Ready when it prints "Ready.".
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,6 +12,13 @@ const binary = process.env.LIVELINE_BIN ?? resolve(here, '../../../.build/debug/
 export const bundle = 'com.example.flights';
 
 export function token() { return randomBytes(32).toString('hex'); }
+
+/** What the app's backend signs: an HS256 JWT with the claims, valid 10 minutes. */
+export function signGrant(secret, claims) {
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ ...claims, exp: Math.floor(Date.now() / 1000) + 600 })}`;
+  return `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
+}
 
 function start(database) {
   return new Promise((resolvePromise, reject) => {
@@ -47,9 +54,11 @@ export async function startService() {
   const app = await call('POST', '/v1/apps', { bundleID: bundle, teamID: 'TEAM000001', keyID: 'KEY0000001', key: pem, environment: 'sandbox' });
   if (app.status !== 201) throw new Error(`app: ${JSON.stringify(app.json)}`);
   const appKey = (await call('POST', '/v1/keys', { scope: 'app' })).json.key;
+  const tokenSecret = (await call('PUT', `/v1/apps/${bundle}/token-secret`, {})).json.secret;
   return {
     get url() { return running.url; },
     appKey,
+    tokenSecret,
     call,
     /** The update tokens of an activity, as prefixes, by device. */
     async tokens(activityID) {
