@@ -74,6 +74,5 @@ enum DashboardPage {
     .tokens li { display: flex; gap: 6px; align-items: center; margin: 2px 0; }
     .tokens li > span { flex: none; max-width: 45%; }
     .tokens code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
-    .state-ended, .state-stale { opacity: .75; }
     """#
 }

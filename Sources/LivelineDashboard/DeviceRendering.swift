@@ -19,10 +19,11 @@ enum DeviceRendering {
     /// The renderer's stylesheet (the same for every fragment), sent once per page.
     static let stylesheet = ActivityPreview.stylesheet
 
-    /// Draws `activity` as its device shows it at `now`; a state the renderer cannot draw becomes
+    /// Draws `activity` as its device shows it at `now` (an ended one on the Lock Screen only, as iOS
+    /// removes it from the Dynamic Island); a state the renderer cannot draw becomes
     /// a warning with the reason and a plain listing of the content.
     static func render(_ activity: ActivitySnapshot, at now: Date) -> RenderedActivity {
-        let options = PreviewOptions(at: now, stale: activity.state == .stale)
+        let options = PreviewOptions(at: now, stale: activity.state == .stale, ended: activity.state == .ended || activity.state == .dismissed)
         do {
             let document = try ActivityPreview.document(attributesType: activity.attributesType, attributes: activity.attributes,
                                                         contentState: activity.contentState, options: options)

@@ -223,6 +223,14 @@ struct ElementRenderer {
         for (prop, attribute) in [("startAtMs", "start-ms"), ("endAtMs", "end-ms"), ("durationMs", "duration-ms")] {
             if let n = PreviewValues.number(e, prop), n.isFinite { data += " data-\(attribute)=\"\(JSONValue.javaScriptNumber(n))\"" }
         }
-        return data + " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+        data += " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+        // What a page needs to tick the timer as the device does (the dashboards' script reads these).
+        if PreviewValues.bool(e, "showHours") == true { data += " data-show-hours=\"true\"" }
+        if PreviewValues.string(e, "textStyle") == "relative" { data += " data-text-style=\"relative\"" }
+        let templates = PreviewValues.templates(e)
+        for key in ["running", "completed"] {
+            if let text = templates[key] { data += " data-\(key)=\"\(CSS.escape(text))\"" }
+        }
+        return data
     }
 }

@@ -13,7 +13,8 @@ struct PageRenderer {
         var fragments: [Presentation: String] = [:]
         var boxes: [PreviewBox] = []
         var seen = Set<Presentation>()
-        for presentation in options.presentations where seen.insert(presentation).inserted {
+        // An ended activity leaves the Dynamic Island at once; only its Lock Screen stays.
+        for presentation in options.presentations where seen.insert(presentation).inserted && (!options.ended || presentation == .lockScreen) {
             let (fragment, box) = render(presentation, layout)
             fragments[presentation] = fragment
             boxes.append(box)
@@ -71,6 +72,7 @@ struct PageRenderer {
             if box.presentation == .lockScreen {
                 caption += " · \(clock)"
                 if options.stale { caption += " · <span class=\"ll-stale-badge\">stale: the content is out of date</span>" }
+                if options.ended { caption += " · <span class=\"ll-ended-badge\">ended: on the Lock Screen until dismissed, gone from the Dynamic Island</span>" }
             }
             caption += " · \(CSS.number(box.width)) × \(CSS.number(box.height)) pt"
             body += "<figure class=\"ll-figure\" data-ll-figure=\"\(box.presentation.rawValue)\"><figcaption>\(caption)</figcaption>"

@@ -13,14 +13,18 @@ public struct PreviewOptions: Sendable {
     /// Whether the activity is stale (`context.isStale`): its stale date has passed. An APNs body's
     /// `stale-date` before `at` makes it stale too.
     public var stale: Bool
+    /// Whether the activity has ended: iOS keeps it on the Lock Screen until it is dismissed and
+    /// removes it from the Dynamic Island at once, so only the Lock Screen is drawn.
+    public var ended: Bool
 
-    /// Options with defaults: now, light, UTC, every presentation, not stale.
+    /// Options with defaults: now, light, UTC, every presentation, not stale, not ended.
     public init(at: Date = Date(), dark: Bool = false, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!,
-                presentations: [Presentation] = Presentation.allCases, stale: Bool = false) {
+                presentations: [Presentation] = Presentation.allCases, stale: Bool = false, ended: Bool = false) {
         self.at = at
         self.dark = dark
         self.timeZone = timeZone
         self.presentations = presentations
         self.stale = stale
+        self.ended = ended
     }
 }

@@ -71,7 +71,7 @@ enum Stylesheet {
         .ll-figure{margin:0;padding:12px 0 4px}\
         .ll-figure figcaption{padding:0 11px 6px;font-size:12px}\
         .ll-stage{display:flex;justify-content:center}\
-        .ll-stale-badge{color:#FF8D28;font-weight:600}\
+        .ll-stale-badge{color:#FF8D28;font-weight:600}.ll-ended-badge{font-weight:600}\
         .ll-warnings{margin:12px 11px;padding:8px 12px;border-radius:10px;background:rgba(255,141,40,.16)}\
         .ll-warnings h2{font-size:13px;margin:0 0 4px}\
         .ll-warnings ul{margin:0;padding-left:18px}\

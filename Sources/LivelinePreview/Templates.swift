@@ -17,7 +17,7 @@ enum Templates {
             let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
             let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
                                                                     type: "FlightAttributes")
-            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content)
+            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content, isStale: options.stale)
         },
     ]
 
