@@ -18,7 +18,7 @@ struct ElementRenderer {
     /// The axis of the stack an element sits in, which decides what a Spacer or a fill does.
     enum Axis { case vertical, horizontal, overlay }
 
-    var styles: StyleCSS { StyleCSS(palette: palette) }
+    var styles: StyleCSS { StyleCSS(palette: palette, textScale: values.textScale) }
 
     /// A region's content: its element, or a fragment's elements top to bottom with a VStack's spacing.
     func region(_ list: [UIElement]) -> String {

@@ -72,7 +72,7 @@ enum Layout {
         let chromeH = padding.top + padding.bottom + margin.top + margin.bottom
         let fixedW = style["width"]?.numberValue, fixedH = style["height"]?.numberValue
         let inner = max(0, (fixedW ?? width) - chromeW)
-        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values, font: fontSize(e, inherited: font))
+        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values, font: fontSize(e, inherited: font, scale: values.textScale))
         if let fixedW { content.width = max(0, fixedW - padding.leading - padding.trailing) }
         if let fixedH { content.height = max(0, fixedH - padding.top - padding.bottom) }
         var h = content.height + chromeH
@@ -92,8 +92,12 @@ enum Layout {
     }
 
     /// The element's own `fontSize`, else the one it inherits.
-    static func fontSize(_ e: UIElement, inherited: Double) -> Double {
-        PreviewValues.style(e)["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil } ?? inherited
+    /// Text naming a `fontFamily` is scaled by Dynamic Type (`scale`), from 17 points when it sets no size.
+    static func fontSize(_ e: UIElement, inherited: Double, scale: Double = 1) -> Double {
+        let style = PreviewValues.style(e)
+        let own = style["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil }
+        if style["fontFamily"]?.stringValue != nil { return min((own ?? 17) * scale, 400) }
+        return own ?? inherited
     }
 
     /// Width of `text` at `size` points: Inter's advances average about 0.55 em (digits 0.62).

@@ -7,6 +7,8 @@ import LivelineUI
 struct PreviewValues: Sendable {
     /// The moment the preview shows.
     var now: Date
+    /// How much Dynamic Type scales text that names a `fontFamily` (1 at the default size).
+    var textScale: Double = 1
 
     // MARK: Props
 

@@ -245,7 +245,7 @@ import Testing
         let lock = try #require(try Self.document("""
             {"lockScreen":{"type":"VStack","children":[{"type":"Text","props":{"style":{"fontSize":28,"fontWeight":"800"}},"children":"LIS"},
               {"type":"Text","props":{"style":{"fontSize":13,"fontWeight":"bold","fontVariant":["tabular-nums"]}},"children":"12"},
-              {"type":"Text","props":{"style":{"fontFamily":"monospaced"}},"children":"m"}]}}
+              {"type":"Text","props":{"style":{"fontFamily":"Menlo"}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(lock.contains("font-size:28px;font-family:var(--ll-display);font-weight:800"))
         #expect(lock.contains("font-size:13px;font-family:var(--ll-text);font-weight:700;font-variant-numeric:tabular-nums"))
@@ -253,10 +253,10 @@ import Testing
         // A small text inside a large-type stack goes back to the Text face; a named family is kept.
         let nested = try #require(try Self.document("""
             {"lockScreen":{"type":"VStack","props":{"style":{"fontSize":24}},"children":[{"type":"Text","props":{"style":{"fontSize":12}},"children":"s"},
-              {"type":"Text","props":{"style":{"fontFamily":"monospaced","fontSize":30}},"children":"m"}]}}
+              {"type":"Text","props":{"style":{"fontFamily":"Courier","fontSize":30}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(nested.contains("font-size:24px;font-family:var(--ll-display)") && nested.contains("font-size:12px;font-family:var(--ll-text)"))
-        #expect(nested.contains("font-family:var(--ll-mono);font-size:30px\"") || nested.contains("font-size:30px;font-family:var(--ll-mono)"))
+        #expect(nested.contains("font-family:var(--ll-mono);font-weight:400;font-size:30px\""))
         #expect(!nested.contains("font-size:30px;font-family:var(--ll-display)"))
         let css = Stylesheet.css
         #expect(css.contains("--ll-text:-apple-system,BlinkMacSystemFont,\"SF Pro Text\",\"Inter\""))
