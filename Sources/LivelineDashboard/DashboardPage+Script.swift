@@ -4,6 +4,7 @@ extension DashboardPage {
     /// each event arrived and when its card was in the DOM (for `liveline bench ui`).
     static let script = #"""
     "use strict";
+    """# + timerScript + #"""
     const stats = { events: [] };
     window.dashboardStats = stats;
     const devicesEl = document.getElementById("devices");
@@ -16,6 +17,21 @@ extension DashboardPage {
       return String(value ?? "").replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
     }
     function now() { return performance.timeOrigin + performance.now(); }
+    // The simulator's clock as last heard, run on in real time: the header clock and every timer tick by it.
+    let clockBase = null;
+    function setClock(iso) {
+      const ms = Date.parse(iso);
+      if (Number.isFinite(ms)) clockBase = { sim: ms, at: performance.now() };
+      document.getElementById("clock").textContent = iso;
+    }
+    function simulatorNow() { return clockBase ? clockBase.sim + (performance.now() - clockBase.at) : null; }
+    function tick() {
+      const t = simulatorNow();
+      if (t === null) return;
+      document.getElementById("clock").textContent = new Date(Math.floor(t / 1000) * 1000).toISOString().replace(".000Z", "Z");
+      llTick(devicesEl, t);
+    }
+    setInterval(tick, 1000);
     function say(text, ok) {
       messageEl.textContent = text;
       messageEl.className = ok ? "ok" : "";
@@ -149,7 +165,7 @@ extension DashboardPage {
     async function load() {
       const response = await fetch("/api/state");
       const state = await response.json();
-      document.getElementById("clock").textContent = state.time;
+      setClock(state.time);
       for (const d of state.devices) drawCard(d);
       drawUnmatched(state.unmatched);
       document.body.dataset.loaded = "true";
@@ -160,7 +176,7 @@ extension DashboardPage {
       const data = JSON.parse(message.data);
       if (data.card) drawCard(data.card);
       if (data.unmatched) drawUnmatched(data.unmatched);
-      if (data.time) document.getElementById("clock").textContent = data.time;
+      if (data.time) setClock(data.time);
       const record = { kind: data.kind, deviceID: data.deviceID, sequence: data.entry?.sequence, arrived, rendered: now() };
       stats.events.push(record);
       if (stats.events.length > 2000) stats.events.splice(0, 1000);
