@@ -168,8 +168,8 @@ enum Layout {
             return (width, 4 + (PreviewValues.elements(e, "currentValueLabel").isEmpty ? 0 : captionHeight + 4))
         case .vStack, .glassContainer, .mask, .link, .view:
             let row = e.component == .view && PreviewValues.style(e)["flexDirection"]?.stringValue?.hasPrefix("row") == true
-            return stack(PreviewValues.children(e), vertical: !row, spacing: PreviewValues.number(e, "spacing"))
-        case .hStack: return stack(PreviewValues.children(e), vertical: false, spacing: PreviewValues.number(e, "spacing"))
+            return stack(PreviewValues.children(e), vertical: !row, spacing: PreviewValues.stackSpacing(e))
+        case .hStack: return stack(PreviewValues.children(e), vertical: false, spacing: PreviewValues.stackSpacing(e))
         case .zStack, .linearGradient:
             let sizes = PreviewValues.children(e).map { size($0, width: width, singleLine: singleLine, values: values, font: font) }
             return (sizes.map(\.width).max() ?? 0, sizes.map(\.height).max() ?? 0)

@@ -53,6 +53,13 @@ struct PreviewValues: Sendable {
         }
     }
 
+    /// A stack's spacing as the device reads it: the `spacing` prop, else the style's `gap`, else 0
+    /// (Voltra passes 0 to SwiftUI's stacks, not SwiftUI's own default of about 8).
+    static func stackSpacing(_ element: UIElement) -> Double {
+        let value = number(element, "spacing") ?? style(element)["gap"]?.numberValue ?? 0
+        return value.isFinite ? max(0, min(value, 1000)) : 0
+    }
+
     /// The text of a Text element (`""` when it has none).
     static func text(_ element: UIElement) -> String {
         if case .text(let s) = element.children { return s }

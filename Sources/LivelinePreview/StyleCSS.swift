@@ -35,7 +35,7 @@ struct StyleCSS {
         for member in style {
             let v = member.value
             switch member.key {
-            case "width", "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "borderRadius", "flexBasis", "gap", "top", "left":
+            case "width", "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "borderRadius", "flexBasis":
                 if let l = Self.length(v) { out.append("\(Self.kebab(member.key)):\(l)") }
                 if ["width", "height"].contains(member.key), Self.length(v) != nil, Self.length(v) != "auto" {
                     out.append("flex-shrink:0")
@@ -95,8 +95,8 @@ struct StyleCSS {
                 if v.stringValue == "hidden" { out.append("overflow:hidden") }
             case "alignItems", "alignSelf", "justifyContent", "flexDirection":
                 if let s = v.stringValue, s.allSatisfy({ $0.isLetter || $0 == "-" }), s.count < 20 { out.append("\(Self.kebab(member.key)):\(s)") }
-            case "position":
-                if v.stringValue == "absolute" { out.append("position:absolute") }
+            case "gap", "top", "left", "position":
+                continue  // a stack's spacing, and placement, below
             case "shadowRadius":
                 if let n = v.numberValue, n.isFinite {
                     let opacity = style["shadowOpacity"]?.numberValue ?? 1
@@ -110,8 +110,15 @@ struct StyleCSS {
                 continue
             }
         }
-        if style["left"] != nil || style["top"] != nil, style["position"]?.stringValue != "relative" {
-            if !out.contains("position:absolute") { out.append("position:absolute") }
+        // left/top place the element: absolute (the default) puts its centre there in its parent;
+        // relative offsets it from where it would be; static ignores them, as the device does.
+        if style["left"] != nil || style["top"] != nil {
+            let left = style["left"].flatMap(Self.length) ?? "0px", top = style["top"].flatMap(Self.length) ?? "0px"
+            switch style["position"]?.stringValue ?? "absolute" {
+            case "absolute": out += ["position:absolute", "left:\(left)", "top:\(top)"]
+            case "relative": out += ["position:relative", "left:\(left)", "top:\(top)"]
+            default: break
+            }
         }
         let padding = PreviewValues.edges(style, "padding")
         if [padding.top, padding.leading, padding.bottom, padding.trailing].contains(where: { $0 != 0 }) {

@@ -26,9 +26,9 @@ enum Stylesheet {
         .ll-preview .ll-exp-trailing{grid-column:3;grid-row:1/3;align-items:flex-end;justify-content:flex-start}\
         .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center;max-width:\(CSS.px(Geometry.expandedCenterMaxWidth))}\
         .ll-preview .ll-exp-bottom{flex:1 1 auto;align-items:center;justify-content:flex-start}\
-        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center}\
-        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center}\
-        .ll-preview .ll-z{display:grid}\
+        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center;position:relative}\
+        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center;position:relative}\
+        .ll-preview .ll-z{display:grid;position:relative}\
         .ll-preview .ll-z>*{grid-area:1/1}\
         .ll-preview .ll-gap{display:block;flex:none}\
         .ll-preview .ll-spacer{display:block}\
