@@ -36,7 +36,7 @@ struct ElementRenderer {
         }
         switch e.component {
         case .text:
-            return tag("span", "ll-text", textCSS(e, lineLimit: PreviewValues.lineLimit(e)), CSS.escape(PreviewValues.text(e)))
+            return tag("span", "ll-text", textCSS(e, lineLimit: PreviewValues.lineLimit(e)), InlineMarkdown.html(PreviewValues.text(e)))
         case .timer:
             var extra = textCSS(e, lineLimit: PreviewValues.lineLimit(e) ?? (singleLine ? 1 : nil))
             extra.append("font-variant-numeric:tabular-nums")

@@ -143,7 +143,7 @@ enum Layout {
         }
         let captionHeight = 16.0
         switch e.component {
-        case .text: return textSize(PreviewValues.text(e), e, font: font, width: width, singleLine: singleLine)
+        case .text: return textSize(InlineMarkdown.plain(PreviewValues.text(e)), e, font: font, width: width, singleLine: singleLine)
         case .timer: return textSize(values.timerText(e), e, font: font, width: width, singleLine: singleLine)
         case .label:
             let t = textSize(PreviewValues.string(e, "title") ?? "", e, font: font, width: width, singleLine: true)

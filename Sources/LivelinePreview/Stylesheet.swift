@@ -26,6 +26,10 @@ enum Stylesheet {
         .ll-preview .ll-exp-trailing{grid-column:3;grid-row:1/3;align-items:flex-end;justify-content:flex-start}\
         .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center;max-width:\(CSS.px(Geometry.expandedCenterMaxWidth))}\
         .ll-preview .ll-exp-bottom{flex:1 1 auto;align-items:center;justify-content:flex-start}\
+        .ll-preview .ll-exp-leading *,.ll-preview .ll-exp-trailing *,.ll-preview .ll-exp-center *{max-width:100%}\
+        .ll-preview .ll-md{font:inherit}.ll-preview b.ll-md{font-weight:700}.ll-preview i.ll-md{font-style:italic}\
+        .ll-preview s.ll-md{text-decoration:line-through}.ll-preview code.ll-md{font-family:var(--ll-mono)}\
+        .ll-preview .ll-md-link{color:#0A84FF}\
         .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center;position:relative}\
         .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center;position:relative}\
         .ll-preview .ll-z{display:grid;position:relative}\

@@ -86,6 +86,58 @@ import Testing
         #expect(lock.contains(">c</span><i class=\"ll-gap\" style=\"width:4px\"></i><span class=\"ll-text\">d<"), "\(lock)")
     }
 
+    @Test("SF Symbol stand-ins for the names Voltra's examples use, each pointing its own way")
+    func symbols() throws {
+        let names = ["chevron.right", "chevron.left", "chevron.up", "chevron.down", "forward.fill", "backward.fill", "photo", "wifi",
+                     "battery.100", "battery.25", "battery.0", "arrow.up.right", "location.north.fill", "goforward"]
+        for name in names {
+            #expect(Symbols.resolve(name) != nil, "\(name) has no stand-in")
+        }
+        func paths(_ name: String) -> String { (Symbols.resolve(name)?.parts ?? []).map { $0.svg(filled: false) }.joined() }
+        // Diagonal, not straight up; north, not the tilted location arrow; each battery level its own.
+        #expect(paths("arrow.up.right") != paths("arrow.up") && paths("arrow.up.right").contains("M6 18L18 6"))
+        #expect(paths("location.north") != paths("location"))
+        #expect(Set(["battery.100", "battery.75", "battery.50", "battery.25", "battery.0"].map(paths)).count == 5)
+        #expect(Set(["chevron.right", "chevron.left", "chevron.up", "chevron.down"].map(paths)).count == 4)
+    }
+
+    @Test("Markdown in text is drawn as the device draws it: bold, italic, strikethrough, code, links; the markers take no room")
+    func markdown() throws {
+        #expect(InlineMarkdown.html("Gate **B12** · *now* ~~C7~~ `LL1` [map](https://x.example)")
+                == "Gate <b class=\"ll-md\">B12</b> · <i class=\"ll-md\">now</i> <s class=\"ll-md\">C7</s> <code class=\"ll-md\">LL1</code> <span class=\"ll-md-link\">map</span>")
+        #expect(InlineMarkdown.plain("Gate **B12** · *now*") == "Gate B12 · now")
+        // Unpaired markers and markup stay as typed, escaped.
+        #expect(InlineMarkdown.html("5 * 3 <b>") == "5 * 3 &lt;b&gt;")
+        #expect(InlineMarkdown.html("**<script>**") == "<b class=\"ll-md\">&lt;script&gt;</b>")
+        let text = UIPreview(now: Date(timeIntervalSince1970: 0)).text(try LayoutForm.parse(Array(#"{"lockScreen":{"type":"Text","children":"Gate **B12**"}}"#.utf8)), surface: .lockScreen)
+        #expect(text.contains("Gate B12") && !text.contains("**"))
+    }
+
+    @Test("in Chromium, long text in the expanded Island's leading and trailing ends in an ellipsis inside its region")
+    func expandedEllipsis() async throws {
+        let long = "Departure gate changed to C7 at the far end"
+        let layout = try LayoutForm.parse(Array(#"""
+            {"island":{"expanded":{"leading":{"type":"VStack","children":[{"type":"Text","children":"\#(long)"}]},
+                                   "trailing":{"type":"Text","children":"\#(long)"}}}}
+            """#.utf8))
+        let document = ActivityPreview.document(layout: layout, warnings: [], options: PreviewOptions(at: Date(timeIntervalSince1970: 0), presentations: [.islandExpanded]))
+        let page = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><style>body{margin:0}\(document.stylesheet)</style></head><body>\(document.fragments[.islandExpanded] ?? "")
+            <script>
+            const out = [...document.querySelectorAll(".ll-exp-leading, .ll-exp-trailing")].map(region => {
+              const r = region.getBoundingClientRect(), t = region.querySelector(".ll-text"), tr = t.getBoundingClientRect();
+              return {inside: tr.left >= r.left - 0.5 && tr.right <= r.right + 0.5, cut: t.scrollWidth > t.clientWidth, ellipsis: getComputedStyle(t).textOverflow};
+            });
+            const pre = document.createElement("pre"); pre.id = "ll-measured"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+            </script></body></html>
+            """
+        let measured = try await BrowserLayoutTests.render(page)
+        #expect(measured.count == 2)
+        for region in measured {
+            #expect(region["inside"] == .bool(true) && region["cut"] == .bool(true) && region["ellipsis"] == .string("ellipsis"), "\(region)")
+        }
+    }
+
     @Test("a button without a style is its label alone; flexGrow grows a view across its stack too")
     func buttonsAndGrowth() throws {
         let lock = try #require(try ActivityPreviewTests.document(#"""
