@@ -67,8 +67,28 @@ extension DashboardPage {
       let findings = "";
       for (const f of e.findings || []) findings += `<li>${esc(f.path)}: ${esc(f.message)} [${esc(f.code)}]</li>`;
       if (findings) text += `<ul class="findings">${findings}</ul>`;
-      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}">${text}</li>`;
+      // Opened: the request APNs saw (method, path with the token cut, headers) and what each device did.
+      const rows = [["request", `${e.method || "POST"} ${e.path || ""}`], ["status", e.status], ["apns-id", e.apnsID], ["apns-push-type", e.pushType],
+                    ["apns-priority", e.priority], ["apns-topic", e.bundleID], ["channel", e.channelID], ["event", e.event]]
+        .filter(([, v]) => v !== undefined && v !== null && v !== "");
+      let more = rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("");
+      for (const d of e.deliveries || []) more += `<dt>${esc(d.deviceID)}</dt><dd>${d.applied ? "applied" : "dropped: " + esc(d.reason)}${d.activityID ? " · " + esc(d.activityID) : ""}${d.detail ? " · " + esc(d.detail) : ""}</dd>`;
+      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}"><details><summary>${text}</summary><dl class="entry">${more}</dl></details></li>`;
     }
+
+    // The filter: cards whose name, id or iOS version do not contain the words are hidden.
+    const filterEl = document.getElementById("filter");
+    function filtered(card) {
+      const words = (filterEl?.value || "").toLowerCase().split(/\s+/).filter(Boolean);
+      card.hidden = !words.every(w => (card.dataset.search || "").includes(w));
+    }
+    function applyFilter() {
+      const cards = [...devicesEl.querySelectorAll("article.device")];
+      cards.forEach(filtered);
+      const shown = cards.filter(c => !c.hidden).length;
+      document.getElementById("filter-count").textContent = shown === cards.length ? "" : `${shown} of ${cards.length} shown`;
+    }
+    filterEl?.addEventListener("input", applyFilter);
 
     function journalEntry(e) {
       if (e.type === "link") return `<li data-sequence="${esc(e.sequence)}">link ${esc(e.url)}</li>`;
@@ -138,6 +158,8 @@ extension DashboardPage {
       el.className = "device";
       el.id = "device-" + d.id;
       el.dataset.device = d.id;
+      el.dataset.search = `${d.name} ${d.id} ios ${d.iOS}`.toLowerCase();
+      filtered(el);
       el.setAttribute("aria-labelledby", "title-" + d.id);
       el.dataset.version = String(Number(old?.dataset.version ?? 0) + 1);
       el.innerHTML = cardHTML(d);
