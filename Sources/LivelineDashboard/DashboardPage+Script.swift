@@ -107,7 +107,10 @@ extension DashboardPage {
       html += `<div class="presentations">`;
       for (const p of presentations) {
         if (a.fragments[p] === undefined) continue;
-        html += `<figure class="presentation" data-presentation="${p}"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments[p]}</figure>`;
+        // The Lock Screen in the page's own appearance: light and dark are both drawn, CSS shows one.
+        const scheme = p === "lock-screen" && a.fragments["lock-screen-dark"] !== undefined ? " only-light" : "";
+        html += `<figure class="presentation${scheme}" data-presentation="${p}"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments[p]}</figure>`;
+        if (scheme) html += `<figure class="presentation only-dark" data-presentation="lock-screen-dark"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments["lock-screen-dark"]}</figure>`;
       }
       html += `</div>`;
       if ((a.findings || []).length) {

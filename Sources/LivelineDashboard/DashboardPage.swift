@@ -57,6 +57,8 @@ enum DashboardPage {
     #message.ok { color: var(--ok); }
     #devices { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 420px), 1fr)); gap: 16px; margin-top: 16px; }
     .device[hidden] { display: none; }
+    @media (prefers-color-scheme: dark) { .only-light { display: none; } }
+    @media not (prefers-color-scheme: dark) { .only-dark { display: none; } }
     .skip-links a { position: absolute; left: -10000px; }
     .skip-links a:focus { position: static; display: inline-block; margin: 4px; }
     .filter { margin: 4px 0; }

@@ -13,8 +13,11 @@ struct RenderedActivity: Sendable {
 /// The one place the dashboard turns an activity into pictures: LivelinePreview's renderer, as
 /// the device would draw the content it holds, at the simulator's clock.
 enum DeviceRendering {
-    /// The presentations drawn, in page order.
-    static let presentations = Presentation.allCases.map(\.rawValue)
+    /// The presentations drawn, in page order (and the dark Lock Screen).
+    static let presentations = Presentation.standard.map(\.rawValue) + [darkLockScreen]
+
+    /// The key of the Lock Screen drawn in the dark appearance.
+    static let darkLockScreen = "lock-screen-dark"
 
     /// The renderer's stylesheet (the same for every fragment), sent once per page.
     static let stylesheet = ActivityPreview.stylesheet
@@ -29,6 +32,15 @@ enum DeviceRendering {
                                                         contentState: activity.contentState, options: options)
             var fragments: [String: String] = [:]
             for (presentation, html) in document.fragments { fragments[presentation.rawValue] = html }
+            // The Lock Screen in the dark appearance too (the Island is black in both): the page shows
+            // the one that matches its own colour scheme.
+            var dark = options
+            dark.dark = true
+            dark.presentations = [.lockScreen]
+            if let html = try? ActivityPreview.document(attributesType: activity.attributesType, attributes: activity.attributes,
+                                                        contentState: activity.contentState, options: dark).fragments[.lockScreen] {
+                fragments[Self.darkLockScreen] = html
+            }
             return RenderedActivity(fragments: fragments, warnings: document.warnings)
         } catch {
             var rows = ""
