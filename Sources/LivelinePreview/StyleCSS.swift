@@ -95,6 +95,13 @@ struct StyleCSS {
                 if v.stringValue == "hidden" { out.append("overflow:hidden") }
             case "alignItems", "alignSelf", "justifyContent", "flexDirection":
                 if let s = v.stringValue, s.allSatisfy({ $0.isLetter || $0 == "-" }), s.count < 20 { out.append("\(Self.kebab(member.key)):\(s)") }
+            case "glassEffect":
+                // iOS 26's Liquid Glass: a translucent capsule (its default shape) over what lies behind.
+                let kind = (v.stringValue ?? "").lowercased()
+                guard kind == "regular" || kind == "clear" else { continue }
+                out += ["background:rgba(255,255,255,\(kind == "regular" ? "0.18" : "0.08"))", "backdrop-filter:blur(12px)",
+                        "box-shadow:inset 0 0 0 0.5px rgba(255,255,255,0.4)"]
+                if style["borderRadius"] == nil { out.append("border-radius:999px") }
             case "gap", "top", "left", "position":
                 continue  // a stack's spacing, and placement, below
             case "shadowRadius":

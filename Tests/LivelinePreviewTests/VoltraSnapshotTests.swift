@@ -138,6 +138,18 @@ import Testing
         }
     }
 
+    @Test("glassEffect draws each view its own translucent capsule: five pills stay five, not one bar")
+    func glass() throws {
+        let pills = (1...5).map { #"{"type":"Text","props":{"style":{"glassEffect":"regular","paddingHorizontal":10}},"children":"Z\#($0)"}"# }
+        let lock = try #require(try ActivityPreviewTests.document(#"""
+            {"lockScreen":{"type":"GlassContainer","children":[{"type":"HStack","props":{"spacing":6},"children":[\#(pills.joined(separator: ","))]},
+              {"type":"Text","props":{"style":{"glassEffect":"identity"}},"children":"plain"}]}}
+            """#, presentations: [.lockScreen]).fragments[.lockScreen])
+        #expect(Fixtures.count("background:rgba(255,255,255,0.18);backdrop-filter:blur(12px)", in: lock) == 5, "\(lock)")
+        #expect(Fixtures.count("border-radius:999px", in: lock) == 5)
+        #expect(lock.contains("\">plain<") && !lock.contains("0.08"))
+    }
+
     @Test("a button without a style is its label alone; flexGrow grows a view across its stack too")
     func buttonsAndGrowth() throws {
         let lock = try #require(try ActivityPreviewTests.document(#"""
