@@ -72,6 +72,36 @@ import Testing
         #expect(abs(w - (case_.fill.width + 2)) <= 3 && abs(h - (case_.fill.height + 2)) <= 3, "\(case_.name): \(w) × \(h)")
     }
 
+    @Test("absolute positions are in the parent: three boxes in a bordered 230 × 200 stack, centred in a 402 × 200 view")
+    func absoluteCorners() async throws {
+        // absolute-positioning-corners.png (402 × 200 pt): the stack's border spans x 86–315.7; the boxes' fills
+        // (50 × 40, opacity 0.9) are at 91–140.7 × 10–49.7, 261–310.7 × 150–189.7 and 176–225.7 × 80–119.7,
+        // centres (116, 30), (286, 170), (201, 100): (30, 30), (200, 170), (115, 100) from the stack's corner.
+        func box(_ id: String, _ x: Int, _ y: Int) -> String {
+            ##"{"type":"VStack","id":"\##(id)","props":{"style":{"position":"absolute","left":\##(x),"top":\##(y),"width":50,"height":40,"borderRadius":6,"backgroundColor":"#3B82F6"}},"children":[{"type":"Text","props":{"style":{"fontSize":8}},"children":"\##(x),\##(y)"}]}"##
+        }
+        let form = ##"{"lockScreen":{"type":"VStack","props":{"style":{"width":230,"height":200,"borderColor":"#FFFFFF","borderWidth":1}},"children":[{"type":"ZStack","props":{"alignment":"topLeading"},"children":[\##(box("a", 30, 30)),\##(box("b", 200, 170)),\##(box("c", 115, 100))]}]}}"##
+        let document = ActivityPreview.document(layout: try LayoutForm.parse(Array(form.utf8)), warnings: [],
+                                                options: PreviewOptions(at: Date(timeIntervalSince1970: 0), presentations: [.lockScreen]))
+        let page = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><style>body{margin:0}\(document.stylesheet)
+            [data-ll-box]{width:402px!important;height:200px!important;border-radius:0!important}</style></head><body>\(document.fragments[.lockScreen] ?? "")
+            <script>
+            const frame = document.querySelector("[data-ll-box]").getBoundingClientRect();
+            const out = ["a", "b", "c"].map(id => { const r = document.querySelector(`[data-id=${id}]`).getBoundingClientRect();
+              return {x: r.left - frame.left + r.width / 2, y: r.top - frame.top + r.height / 2}; });
+            const pre = document.createElement("pre"); pre.id = "ll-measured"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+            </script></body></html>
+            """
+        let measured = try await BrowserLayoutTests.render(page)
+        let device: [(Double, Double)] = [(116, 30), (286, 170), (201, 100)]
+        #expect(measured.count == 3)
+        for (entry, centre) in zip(measured, device) {
+            let x = entry["x"]?.numberValue ?? -1, y = entry["y"]?.numberValue ?? -1
+            #expect(abs(x - centre.0) <= 1.5 && abs(y - centre.1) <= 1.5, "centre (\(x), \(y)), the device (\(centre.0), \(centre.1))")
+        }
+    }
+
     @Test("stacks: no spacing unless asked (Voltra passes 0), the style's gap exactly, the spacing prop over the gap")
     func stackSpacing() throws {
         let lock = try #require(try ActivityPreviewTests.document(#"""
