@@ -108,6 +108,19 @@ final class DashboardLog: Sendable {
         if let t = r.pushType { o["pushType"] = .string(t) }
         if let p = r.priority { o["priority"] = .number(Double(p)) }
         if let e = r.event { o["event"] = .string(e) }
+        // What an entry opens to: the request line and headers APNs saw, and what each device did.
+        o["method"] = .string(r.method)
+        if !r.apnsID.isEmpty { o["apnsID"] = .string(r.apnsID) }
+        if let b = r.bundleID { o["bundleID"] = .string(b) }
+        if let c = r.channelID { o["channelID"] = .string(c) }
+        if !r.deliveries.isEmpty {
+            o["deliveries"] = .array(r.deliveries.map { d in
+                var entry: JSONObject = ["deviceID": .string(d.deviceID), "detail": .string(d.detail), "applied": .bool(d.dropReason == nil)]
+                if let a = d.activityID { entry["activityID"] = .string(a) }
+                if let reason = d.dropReason { entry["reason"] = .string(reason.rawValue) }
+                return .object(entry)
+            })
+        }
         let drops = r.deliveries.filter { $0.dropReason != nil }
         if case .accepted = r.verdict, !drops.isEmpty {
             o["partialDrops"] = .array(drops.map { ["deviceID": .string($0.deviceID), "reason": .string($0.dropReason!.rawValue), "detail": .string($0.detail)] })

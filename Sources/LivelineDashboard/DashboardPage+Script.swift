@@ -4,6 +4,7 @@ extension DashboardPage {
     /// each event arrived and when its card was in the DOM (for `liveline bench ui`).
     static let script = #"""
     "use strict";
+    """# + timerScript + #"""
     const stats = { events: [] };
     window.dashboardStats = stats;
     const devicesEl = document.getElementById("devices");
@@ -16,6 +17,21 @@ extension DashboardPage {
       return String(value ?? "").replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
     }
     function now() { return performance.timeOrigin + performance.now(); }
+    // The simulator's clock as last heard, run on in real time: the header clock and every timer tick by it.
+    let clockBase = null;
+    function setClock(iso) {
+      const ms = Date.parse(iso);
+      if (Number.isFinite(ms)) clockBase = { sim: ms, at: performance.now() };
+      document.getElementById("clock").textContent = iso;
+    }
+    function simulatorNow() { return clockBase ? clockBase.sim + (performance.now() - clockBase.at) : null; }
+    function tick() {
+      const t = simulatorNow();
+      if (t === null) return;
+      document.getElementById("clock").textContent = new Date(Math.floor(t / 1000) * 1000).toISOString().replace(".000Z", "Z");
+      llTick(devicesEl, t);
+    }
+    setInterval(tick, 1000);
     function say(text, ok) {
       messageEl.textContent = text;
       messageEl.className = ok ? "ok" : "";
@@ -51,8 +67,28 @@ extension DashboardPage {
       let findings = "";
       for (const f of e.findings || []) findings += `<li>${esc(f.path)}: ${esc(f.message)} [${esc(f.code)}]</li>`;
       if (findings) text += `<ul class="findings">${findings}</ul>`;
-      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}">${text}</li>`;
+      // Opened: the request APNs saw (method, path with the token cut, headers) and what each device did.
+      const rows = [["request", `${e.method || "POST"} ${e.path || ""}`], ["status", e.status], ["apns-id", e.apnsID], ["apns-push-type", e.pushType],
+                    ["apns-priority", e.priority], ["apns-topic", e.bundleID], ["channel", e.channelID], ["event", e.event]]
+        .filter(([, v]) => v !== undefined && v !== null && v !== "");
+      let more = rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("");
+      for (const d of e.deliveries || []) more += `<dt>${esc(d.deviceID)}</dt><dd>${d.applied ? "applied" : "dropped: " + esc(d.reason)}${d.activityID ? " · " + esc(d.activityID) : ""}${d.detail ? " · " + esc(d.detail) : ""}</dd>`;
+      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}"><details><summary>${text}</summary><dl class="entry">${more}</dl></details></li>`;
     }
+
+    // The filter: cards whose name, id or iOS version do not contain the words are hidden.
+    const filterEl = document.getElementById("filter");
+    function filtered(card) {
+      const words = (filterEl?.value || "").toLowerCase().split(/\s+/).filter(Boolean);
+      card.hidden = !words.every(w => (card.dataset.search || "").includes(w));
+    }
+    function applyFilter() {
+      const cards = [...devicesEl.querySelectorAll("article.device")];
+      cards.forEach(filtered);
+      const shown = cards.filter(c => !c.hidden).length;
+      document.getElementById("filter-count").textContent = shown === cards.length ? "" : `${shown} of ${cards.length} shown`;
+    }
+    filterEl?.addEventListener("input", applyFilter);
 
     function journalEntry(e) {
       if (e.type === "link") return `<li data-sequence="${esc(e.sequence)}">link ${esc(e.url)}</li>`;
@@ -71,7 +107,10 @@ extension DashboardPage {
       html += `<div class="presentations">`;
       for (const p of presentations) {
         if (a.fragments[p] === undefined) continue;
-        html += `<figure class="presentation" data-presentation="${p}"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments[p]}</figure>`;
+        // The Lock Screen in the page's own appearance: light and dark are both drawn, CSS shows one.
+        const scheme = p === "lock-screen" && a.fragments["lock-screen-dark"] !== undefined ? " only-light" : "";
+        html += `<figure class="presentation${scheme}" data-presentation="${p}"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments[p]}</figure>`;
+        if (scheme) html += `<figure class="presentation only-dark" data-presentation="lock-screen-dark"><figcaption class="presentation-name">${presentationNames[p]}</figcaption>${a.fragments["lock-screen-dark"]}</figure>`;
       }
       html += `</div>`;
       if ((a.findings || []).length) {
@@ -122,6 +161,8 @@ extension DashboardPage {
       el.className = "device";
       el.id = "device-" + d.id;
       el.dataset.device = d.id;
+      el.dataset.search = `${d.name} ${d.id} ios ${d.iOS}`.toLowerCase();
+      filtered(el);
       el.setAttribute("aria-labelledby", "title-" + d.id);
       el.dataset.version = String(Number(old?.dataset.version ?? 0) + 1);
       el.innerHTML = cardHTML(d);
@@ -149,7 +190,7 @@ extension DashboardPage {
     async function load() {
       const response = await fetch("/api/state");
       const state = await response.json();
-      document.getElementById("clock").textContent = state.time;
+      setClock(state.time);
       for (const d of state.devices) drawCard(d);
       drawUnmatched(state.unmatched);
       document.body.dataset.loaded = "true";
@@ -160,7 +201,7 @@ extension DashboardPage {
       const data = JSON.parse(message.data);
       if (data.card) drawCard(data.card);
       if (data.unmatched) drawUnmatched(data.unmatched);
-      if (data.time) document.getElementById("clock").textContent = data.time;
+      if (data.time) setClock(data.time);
       const record = { kind: data.kind, deviceID: data.deviceID, sequence: data.entry?.sequence, arrived, rendered: now() };
       stats.events.push(record);
       if (stats.events.length > 2000) stats.events.splice(0, 1000);

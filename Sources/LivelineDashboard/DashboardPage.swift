@@ -11,6 +11,7 @@ enum DashboardPage {
     <link rel="stylesheet" href="/dashboard.css">
     </head>
     <body>
+    <nav class="skip-links" aria-label="Skip links"><a href="#filter">Skip to the device filter</a> <a href="#devices">Skip to the devices</a> <a href="#unmatched-section">Skip to pushes no device received</a></nav>
     <header>
       <h1>Liveline simulator</h1>
       <p>Simulator clock <time id="clock">–</time> · <span id="connection" role="status">connecting…</span> · <span id="device-count">0</span> devices</p>
@@ -25,6 +26,7 @@ enum DashboardPage {
           <button type="submit">Advance clock</button>
         </form>
       </div>
+      <p class="filter"><label>Filter devices <input id="filter" type="search" placeholder="name, id or iOS version" autocomplete="off"></label> <span id="filter-count" role="status"></span></p>
       <p id="message" role="alert" aria-live="assertive"></p>
     </header>
     <main id="devices" aria-label="Simulated iPhones"></main>
@@ -40,7 +42,7 @@ enum DashboardPage {
     static let css = #"""
     :root { color-scheme: light dark; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --drop: #8250df; --line: #8884; }
     * { box-sizing: border-box; }
-    body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 0 16px 32px; }
+    body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 0 16px 32px; overflow-wrap: anywhere; }
     header { position: sticky; top: 0; background: Canvas; padding: 8px 0; border-bottom: 1px solid var(--line); z-index: 1; }
     h1 { font-size: 20px; margin: 0 0 4px; }
     h2 { font-size: 16px; margin: 0 0 6px; }
@@ -53,7 +55,24 @@ enum DashboardPage {
     #message:empty { display: none; }
     #message { color: var(--bad); font-weight: 600; }
     #message.ok { color: var(--ok); }
-    #devices { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 16px; margin-top: 16px; }
+    #devices { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 420px), 1fr)); gap: 16px; margin-top: 16px; }
+    .device[hidden] { display: none; }
+    @media (prefers-color-scheme: dark) { .only-light { display: none; } }
+    @media not (prefers-color-scheme: dark) { .only-dark { display: none; } }
+    .skip-links a { position: absolute; left: -10000px; }
+    .skip-links a:focus { position: static; display: inline-block; margin: 4px; }
+    .filter { margin: 4px 0; }
+    .log details > summary { cursor: pointer; }
+    .log dl.entry { display: grid; grid-template-columns: max-content 1fr; gap: 0 8px; margin: 4px 0 4px 16px; }
+    .log dl.entry dt { opacity: .7; }
+    .log dl.entry dd { margin: 0; overflow-wrap: anywhere; }
+    @media (max-width: 480px) {
+      body { padding: 0 8px 24px; }
+      header { position: static; }
+      .device { padding: 8px; }
+      .global-controls, form { display: flex; flex-direction: column; align-items: stretch; }
+      input:not([type=checkbox]) { max-width: 100%; min-width: 0; }
+    }
     .device { border: 1px solid var(--line); border-radius: 12px; padding: 12px; min-width: 0; }
     .device small { font-weight: normal; opacity: .7; }
     .activity { border-top: 1px dashed var(--line); padding-top: 8px; margin-top: 8px; }
@@ -74,6 +93,5 @@ enum DashboardPage {
     .tokens li { display: flex; gap: 6px; align-items: center; margin: 2px 0; }
     .tokens li > span { flex: none; max-width: 45%; }
     .tokens code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
-    .state-ended, .state-stale { opacity: .75; }
     """#
 }

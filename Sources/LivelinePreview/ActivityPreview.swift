@@ -21,18 +21,54 @@ public enum ActivityPreview {
     ///
     /// `aps.content-state.uiJsonData` is drawn as the device decodes it; otherwise the content state
     /// is drawn by the template of `aps.attributes-type` with `aps.attributes` (a push-to-start body
-    /// carries both). An `aps.stale-date` at or before `options.at` draws the stale state.
+    /// carries both). An `aps.stale-date` at or before `options.at` draws the stale state; an
+    /// `aps.event` of `end` draws the ended activity (its Lock Screen only).
     /// - Throws: `PreviewError` when the body is not JSON, has no `aps.content-state`, names a type
     ///   without a template, or its payload cannot be decoded.
     public static func document(apnsBody: [UInt8], options: PreviewOptions) throws -> PreviewDocument {
+        try document(apnsBody: apnsBody, attributesType: nil, attributes: nil, options: options)
+    }
+
+    /// From an APNs body whose type and attributes may come from elsewhere: an update or end of a
+    /// typed activity carries neither, so `attributesType` and `attributes` (from the push-to-start
+    /// body, or the device's activity) fill in what the body lacks. `aps.alert` becomes the
+    /// options' alert (for the alert banner).
+    /// - Throws: `PreviewError` as `document(apnsBody:options:)`, or when the body names another
+    ///   type than `attributesType`.
+    public static func document(apnsBody: [UInt8], attributesType given: String?, attributes givenAttributes: JSONValue?,
+                                options: PreviewOptions) throws -> PreviewDocument {
         let body: JSONValue
         do { body = try JSONValue.parse(apnsBody) } catch { throw PreviewError("the APNs body is not valid JSON: \(error.description)") }
-        guard let aps = body["aps"]?.objectValue else { throw PreviewError("the APNs body has no \"aps\" object") }
+        guard var aps = body["aps"]?.objectValue else { throw PreviewError("the APNs body has no \"aps\" object") }
+        if let given {
+            if let own = aps["attributes-type"]?.stringValue, own != given {
+                throw PreviewError("the APNs body's aps.attributes-type is '\(own)', not '\(given)' as given")
+            }
+            if aps["attributes-type"] == nil { aps["attributes-type"] = .string(given) }
+        }
+        if let givenAttributes, aps["attributes"] == nil || aps["attributes"] == .null { aps["attributes"] = givenAttributes }
+        var options = options
+        if options.alert == nil, let alert = aps["alert"] { options.alert = Self.alert(alert) }
+        return try document(aps: aps, options: options)
+    }
+
+    /// The alert's title and body: an object's `title` and `body` (localised keys shown as the key), or a string body.
+    static func alert(_ value: JSONValue) -> PreviewAlert? {
+        if let text = value.stringValue { return PreviewAlert(title: "", body: text) }
+        guard let object = value.objectValue else { return nil }
+        func text(_ key: String) -> String { object[key]?.stringValue ?? object[key + "-loc-key"]?.stringValue ?? object["\(key)LocalizationKey"]?.stringValue ?? "" }
+        return PreviewAlert(title: text("title"), body: text("body"))
+    }
+
+    static func document(aps: JSONObject, options: PreviewOptions) throws -> PreviewDocument {
         guard let state = aps["content-state"], state.objectValue != nil else {
             throw PreviewError("the APNs body has no aps.content-state object (a Live Activity start, update or end carries one)")
         }
         var options = options
-        if let stale = aps["stale-date"]?.numberValue, stale.isFinite, Date(timeIntervalSince1970: stale) <= options.at {
+        // An end push ends the activity: it stays on the Lock Screen only (and is `.ended`, not stale).
+        if aps["event"]?.stringValue == "end" {
+            options.ended = true
+        } else if let stale = aps["stale-date"]?.numberValue, stale.isFinite, Date(timeIntervalSince1970: stale) <= options.at {
             options.stale = true
         }
         if state["uiJsonData"] != nil {
@@ -42,8 +78,8 @@ public enum ActivityPreview {
         guard let typeValue = aps["attributes-type"] else {
             throw PreviewError("""
                 the APNs body names no aps.attributes-type and its content state has no uiJsonData: an update of a typed \
-                activity does not say its type; preview it from its type, attributes and content state \
-                (supported types: \(Templates.all.keys.sorted().joined(separator: ", ")))
+                activity does not say its type; give its type and attributes (liveline preview --type T --attributes JSON, \
+                or --start with the push-to-start body) (supported types: \(Templates.all.keys.sorted().joined(separator: ", ")))
                 """)
         }
         guard let type = typeValue.stringValue else {
@@ -67,7 +103,8 @@ public enum ActivityPreview {
             do { decoded = try VoltraDecoder.lint(base64: text) } catch {
                 throw PreviewError("content-state.uiJsonData cannot be decoded: \(error.message)")
             }
-            return document(layout: decoded.layout, warnings: decoded.issues.map(\.description), options: options)
+            return document(layout: decoded.layout, warnings: decoded.issues.map(\.description), options: options,
+                            source: "\(attributesType)'s server-driven layout (uiJsonData) as the device decodes it")
         }
         guard let template = Templates.all[attributesType] else {
             throw PreviewError("""
@@ -77,7 +114,7 @@ public enum ActivityPreview {
                 """)
         }
         let (layout, warnings) = try Templates.layout(template, type: attributesType, attributes: attributes, state: contentState, options: options)
-        return document(layout: layout, warnings: warnings, options: options)
+        return document(layout: layout, warnings: warnings, options: options, source: "\(attributesType) through its template (\(template.name))")
     }
 
     /// The CSS every fragment needs, the same as each document's `stylesheet` (for a page that
@@ -88,10 +125,11 @@ public enum ActivityPreview {
     ///
     /// A layout past `LayoutLimits` (only one built in code can be: the decoder and the JSON form
     /// refuse them) is drawn empty, with the limit it passes as a warning.
-    public static func document(layout: UILayout, warnings: [String], options: PreviewOptions) -> PreviewDocument {
+    /// `source` names what was drawn, on the page ("a JSON-form layout").
+    public static func document(layout: UILayout, warnings: [String], options: PreviewOptions, source: String = "a layout") -> PreviewDocument {
         do { try LayoutLimits.check(layout) } catch {
-            return PageRenderer(options: options).document(UILayout(), warnings: warnings + ["not drawn: \(error.message)"])
+            return PageRenderer(options: options, source: source).document(UILayout(), warnings: warnings + ["not drawn: \(error.message)"])
         }
-        return PageRenderer(options: options).document(layout, warnings: warnings)
+        return PageRenderer(options: options, source: source).document(layout, warnings: warnings)
     }
 }

@@ -18,7 +18,7 @@ struct ElementRenderer {
     /// The axis of the stack an element sits in, which decides what a Spacer or a fill does.
     enum Axis { case vertical, horizontal, overlay }
 
-    var styles: StyleCSS { StyleCSS(palette: palette) }
+    var styles: StyleCSS { StyleCSS(palette: palette, textScale: values.textScale) }
 
     /// A region's content: its element, or a fragment's elements top to bottom with a VStack's spacing.
     func region(_ list: [UIElement]) -> String {
@@ -36,7 +36,7 @@ struct ElementRenderer {
         }
         switch e.component {
         case .text:
-            return tag("span", "ll-text", textCSS(e, lineLimit: PreviewValues.lineLimit(e)), CSS.escape(PreviewValues.text(e)))
+            return tag("span", "ll-text", textCSS(e, lineLimit: PreviewValues.lineLimit(e)), InlineMarkdown.html(PreviewValues.text(e)))
         case .timer:
             var extra = textCSS(e, lineLimit: PreviewValues.lineLimit(e) ?? (singleLine ? 1 : nil))
             extra.append("font-variant-numeric:tabular-nums")
@@ -70,10 +70,11 @@ struct ElementRenderer {
             let children = PreviewValues.children(e)
             let inner = children.isEmpty ? "<span class=\"ll-text\">Button</span>" : children.map { render($0, in: .horizontal) }.joined()
             // The system's button looks: a grey capsule, a tinted one (`borderedProminent`), or none.
+            // The device draws a button without a style as its label alone (Voltra's buttons are plain).
             let look: [String] = switch PreviewValues.string(e, "buttonStyle") {
-            case "plain", "borderless": ["background:none", "padding:0"]
             case "borderedProminent": ["background:\(palette.blue.css)", "color:#FFFFFF"]
-            default: ["background:\(palette.fill.css)"]
+            case "bordered": ["background:\(palette.fill.css)"]
+            default: ["background:none", "padding:0", "font-weight:inherit"]
             }
             return tag("span", "ll-button", look, inner)
         case .linearProgressView: return linearProgress(e, tag: tag)
@@ -82,7 +83,7 @@ struct ElementRenderer {
         case .vStack, .glassContainer, .mask, .link, .view:
             if e.component == .view || PreviewValues.string(e, "layout") == "flex" { return flex(e, tag: tag) }
             let align = Self.crossAlign(PreviewValues.string(e, "alignment"), vertical: false)
-            let inner = stack(PreviewValues.children(e), axis: .vertical, spacing: PreviewValues.number(e, "spacing"))
+            let inner = stack(PreviewValues.children(e), axis: .vertical, spacing: PreviewValues.stackSpacing(e))
             var attributes = ""
             if e.component == .link, let destination = PreviewValues.string(e, "destination") {
                 attributes = " title=\"\(CSS.escape(destination))\""
@@ -91,7 +92,7 @@ struct ElementRenderer {
         case .hStack:
             if PreviewValues.string(e, "layout") == "flex" { return flex(e, tag: tag) }
             let align = Self.crossAlign(PreviewValues.string(e, "alignment"), vertical: true)
-            let inner = stack(PreviewValues.children(e), axis: .horizontal, spacing: PreviewValues.number(e, "spacing"))
+            let inner = stack(PreviewValues.children(e), axis: .horizontal, spacing: PreviewValues.stackSpacing(e))
             return tag("div", "ll-h", ["align-items:\(align)"], inner)
         case .zStack:
             let (h, v) = Self.zAlign(PreviewValues.string(e, "alignment"))
@@ -155,7 +156,8 @@ struct ElementRenderer {
         let row = (style["flexDirection"]?.stringValue ?? "column").hasPrefix("row")
         let inner = PreviewValues.children(e).map { render($0, in: row ? .horizontal : .vertical) }.joined()
         var extra = ["display:flex", "flex-direction:column", "align-items:stretch"]
-        if let gap = PreviewValues.number(e, "spacing") { extra.append("gap:\(CSS.px(gap))") }
+        let gap = PreviewValues.stackSpacing(e)
+        if gap > 0 { extra.append("gap:\(CSS.px(gap))") }
         return tag("div", "ll-flex", extra, inner, "")
     }
 
@@ -175,7 +177,22 @@ struct ElementRenderer {
             if tall { out.append("align-self:stretch") }
         }
         if Layout.isRigid(e) { out.append("flex-shrink:0") }
+        // flexGrow grows the view both ways, as the device's flexible frame does: across the stack too.
+        if let grow = PreviewValues.style(e)["flexGrow"]?.numberValue, grow > 0, axis != .overlay, !out.contains("align-self:stretch") {
+            out.append("align-self:stretch")
+        }
+        // Placed by its centre in its parent (SwiftUI's `position`).
+        if Self.isPlaced(e) { out.append("translate:-50% -50%") }
+        // A view holding a placed child takes all the space it is offered, as `position` makes it.
+        if PreviewValues.children(e).contains(where: Self.isPlaced) { out += ["align-self:stretch", "justify-self:stretch", "flex:1 1 auto"] }
         return out
+    }
+
+    /// Whether `left`/`top` place the element absolutely (no `position`, or `absolute`).
+    static func isPlaced(_ e: UIElement) -> Bool {
+        let style = PreviewValues.style(e)
+        guard style["left"] != nil || style["top"] != nil else { return false }
+        return (style["position"]?.stringValue ?? "absolute") == "absolute"
     }
 
     /// `alignment` of a VStack (leading/center/trailing) or an HStack (top/center/bottom) as flex alignment.
@@ -223,6 +240,14 @@ struct ElementRenderer {
         for (prop, attribute) in [("startAtMs", "start-ms"), ("endAtMs", "end-ms"), ("durationMs", "duration-ms")] {
             if let n = PreviewValues.number(e, prop), n.isFinite { data += " data-\(attribute)=\"\(JSONValue.javaScriptNumber(n))\"" }
         }
-        return data + " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+        data += " data-direction=\"\(PreviewValues.string(e, "direction") == "up" ? "up" : "down")\""
+        // What a page needs to tick the timer as the device does (the dashboards' script reads these).
+        if PreviewValues.bool(e, "showHours") == true { data += " data-show-hours=\"true\"" }
+        if PreviewValues.string(e, "textStyle") == "relative" { data += " data-text-style=\"relative\"" }
+        let templates = PreviewValues.templates(e)
+        for key in ["running", "completed"] {
+            if let text = templates[key] { data += " data-\(key)=\"\(CSS.escape(text))\"" }
+        }
+        return data
     }
 }

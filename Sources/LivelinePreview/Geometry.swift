@@ -46,6 +46,12 @@ enum Geometry {
     /// The widest the center region grows, leaving leading and trailing 50 points each.
     static var expandedCenterMaxWidth: Double { expandedWidth - 2 * expandedMarginSide - 2 * 50 }
 
+    /// Space between the Island and a detached minimal presentation (not published; calibration constant).
+    static let detachedGap = 6.0
+
+    /// How bright the Always-On display draws the Lock Screen (reduced luminance; not published).
+    static let alwaysOnBrightness = 0.5
+
     /// Space between the top row (leading, center, trailing) and the bottom region.
     static let expandedRowGap = 8.0
 }

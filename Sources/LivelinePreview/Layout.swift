@@ -72,7 +72,7 @@ enum Layout {
         let chromeH = padding.top + padding.bottom + margin.top + margin.bottom
         let fixedW = style["width"]?.numberValue, fixedH = style["height"]?.numberValue
         let inner = max(0, (fixedW ?? width) - chromeW)
-        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values, font: fontSize(e, inherited: font))
+        var content = intrinsic(e, width: inner, singleLine: singleLine, values: values, font: fontSize(e, inherited: font, scale: values.textScale))
         if let fixedW { content.width = max(0, fixedW - padding.leading - padding.trailing) }
         if let fixedH { content.height = max(0, fixedH - padding.top - padding.bottom) }
         var h = content.height + chromeH
@@ -92,8 +92,12 @@ enum Layout {
     }
 
     /// The element's own `fontSize`, else the one it inherits.
-    static func fontSize(_ e: UIElement, inherited: Double) -> Double {
-        PreviewValues.style(e)["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil } ?? inherited
+    /// Text naming a `fontFamily` is scaled by Dynamic Type (`scale`), from 17 points when it sets no size.
+    static func fontSize(_ e: UIElement, inherited: Double, scale: Double = 1) -> Double {
+        let style = PreviewValues.style(e)
+        let own = style["fontSize"]?.numberValue.flatMap { $0.isFinite && $0 > 0 ? min($0, 400) : nil }
+        if style["fontFamily"]?.stringValue != nil { return min((own ?? 17) * scale, 400) }
+        return own ?? inherited
     }
 
     /// Width of `text` at `size` points: Inter's advances average about 0.55 em (digits 0.62).
@@ -139,7 +143,7 @@ enum Layout {
         }
         let captionHeight = 16.0
         switch e.component {
-        case .text: return textSize(PreviewValues.text(e), e, font: font, width: width, singleLine: singleLine)
+        case .text: return textSize(InlineMarkdown.plain(PreviewValues.text(e)), e, font: font, width: width, singleLine: singleLine)
         case .timer: return textSize(values.timerText(e), e, font: font, width: width, singleLine: singleLine)
         case .label:
             let t = textSize(PreviewValues.string(e, "title") ?? "", e, font: font, width: width, singleLine: true)
@@ -164,8 +168,8 @@ enum Layout {
             return (width, 4 + (PreviewValues.elements(e, "currentValueLabel").isEmpty ? 0 : captionHeight + 4))
         case .vStack, .glassContainer, .mask, .link, .view:
             let row = e.component == .view && PreviewValues.style(e)["flexDirection"]?.stringValue?.hasPrefix("row") == true
-            return stack(PreviewValues.children(e), vertical: !row, spacing: PreviewValues.number(e, "spacing"))
-        case .hStack: return stack(PreviewValues.children(e), vertical: false, spacing: PreviewValues.number(e, "spacing"))
+            return stack(PreviewValues.children(e), vertical: !row, spacing: PreviewValues.stackSpacing(e))
+        case .hStack: return stack(PreviewValues.children(e), vertical: false, spacing: PreviewValues.stackSpacing(e))
         case .zStack, .linearGradient:
             let sizes = PreviewValues.children(e).map { size($0, width: width, singleLine: singleLine, values: values, font: font) }
             return (sizes.map(\.width).max() ?? 0, sizes.map(\.height).max() ?? 0)

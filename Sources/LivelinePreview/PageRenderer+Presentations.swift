@@ -5,22 +5,33 @@ import LivelineUI
 /// The four presentations, each as its box at iOS's sizes with the layout's regions placed in it.
 extension PageRenderer {
     func lockScreen(_ layout: UILayout) -> (String, PreviewBox) {
-        let palette = Palette(dark: options.dark)
+        let (box, preview) = lockBox(layout, presentation: .lockScreen)
+        return (wrap(.lockScreen, dark: options.dark || options.alwaysOn, box), preview)
+    }
+
+    /// The Lock Screen view's box as `presentation` (the Lock Screen, or the alert banner showing the
+    /// same view). At reduced luminance (Always-On) it draws as if dark, dimmed.
+    func lockBox(_ layout: UILayout, presentation: Presentation) -> (String, PreviewBox) {
+        let dark = options.dark || options.alwaysOn
+        let palette = Palette(dark: dark)
         let renderer = ElementRenderer(values: values, palette: palette, singleLine: false)
         let list = elements(layout, .lockScreen)
-        let estimate = Layout.stackHeight(list, width: Geometry.lockWidth, singleLine: false, values: values)
+        let estimate = Layout.stackHeight(list, width: phone.lockWidth, singleLine: false, values: values)
         let height = Geometry.grownHeight(estimate)
-        let tint = PreviewColor.parse(layout.lockScreenBackgroundTint, dark: options.dark)
+        let tint = PreviewColor.parse(layout.lockScreenBackgroundTint, dark: dark)
         let background = tint.map { $0.over(palette.background) } ?? palette.background
-        let style = ["width:\(CSS.px(Geometry.lockWidth))", "height:\(CSS.px(height))", "background:\(background.css)",
+        var style = ["width:\(CSS.px(phone.lockWidth))", "height:\(CSS.px(height))", "background:\(background.css)",
                      "color:\(palette.label.css)", "border-radius:\(CSS.px(Geometry.lockCornerRadius))"]
-        let box = "<div class=\"ll-box ll-lock\" data-ll-box=\"lock-screen\"\(options.stale ? " data-stale=\"true\"" : "")\(CSS.style(style))>"
+        if options.alwaysOn { style.append("filter:brightness(\(CSS.number(Geometry.alwaysOnBrightness)))") }
+        let box = "<div class=\"ll-box ll-lock\" data-ll-box=\"\(presentation.rawValue)\"\(options.stale ? " data-stale=\"true\"" : "")"
+            + "\(options.alwaysOn ? " data-always-on=\"true\"" : "")\(CSS.style(style))>"
             + regionDiv(.lockScreen, "ll-v ll-lock-region", renderer.region(list)) + "</div>"
-        let content = list.isEmpty ? [] : [PreviewRegion(name: Region.lockScreen.formPath, selector: Self.regionSelector(.lockScreen, .lockScreen),
-                                                         x: 0, y: 0, width: Geometry.lockWidth, height: height)]
-        return (wrap(.lockScreen, dark: options.dark, box),
-                PreviewBox(presentation: .lockScreen, selector: Self.selector(.lockScreen), width: Geometry.lockWidth, height: height,
-                           background: background.hex, content: content))
+        let content = list.isEmpty ? [] : [PreviewRegion(name: Region.lockScreen.formPath, selector: Self.regionSelector(presentation, .lockScreen),
+                                                         x: 0, y: 0, width: phone.lockWidth, height: height)]
+        // Dimmed, the background the screenshot shows is darker than the colour drawn.
+        let shown = options.alwaysOn ? background.dimmed(Geometry.alwaysOnBrightness) : background
+        return (box, PreviewBox(presentation: presentation, selector: Self.selector(presentation), width: phone.lockWidth, height: height,
+                                background: shown.hex, content: content))
     }
 
     /// The Island: black in both appearances, so colours resolve with their dark variants.
@@ -38,10 +49,10 @@ extension PageRenderer {
     func compact(_ layout: UILayout) -> (String, PreviewBox) {
         var renderer = islandRenderer.tight
         renderer.ringLimit = 28
-        let side = Geometry.compactSide, height = Geometry.compactHeight
+        let side = phone.compactSide, height = Geometry.compactHeight
         let leading = elements(layout, .islandCompactLeading), trailing = elements(layout, .islandCompactTrailing)
         let inset = Geometry.compactOuterInset
-        let style = ["width:\(CSS.px(Geometry.compactWidth))", "height:\(CSS.px(height))"] + keyline(layout)
+        let style = ["width:\(CSS.px(phone.compactWidth))", "height:\(CSS.px(height))"] + keyline(layout)
         let box = "<div class=\"ll-box ll-island ll-compact\" data-ll-box=\"island-compact\"\(CSS.style(style))>"
             + regionDiv(.islandCompactLeading, "ll-h ll-compact-side", renderer.region(leading),
                         style: ["width:\(CSS.px(side))", "padding-left:\(CSS.px(inset))"])
@@ -56,10 +67,10 @@ extension PageRenderer {
         }
         if !trailing.isEmpty {
             content.append(PreviewRegion(name: Region.islandCompactTrailing.formPath, selector: Self.regionSelector(.islandCompact, .islandCompactTrailing),
-                                         x: Geometry.compactTrailingX, y: 0, width: side, height: height))
+                                         x: phone.compactTrailingX, y: 0, width: side, height: height))
         }
         return (wrap(.islandCompact, dark: true, box),
-                PreviewBox(presentation: .islandCompact, selector: Self.selector(.islandCompact), width: Geometry.compactWidth, height: height,
+                PreviewBox(presentation: .islandCompact, selector: Self.selector(.islandCompact), width: phone.compactWidth, height: height,
                            background: "#000000", content: content))
     }
 
@@ -81,7 +92,7 @@ extension PageRenderer {
     /// Leading and trailing beside the camera, center below it, bottom across under all three.
     func expanded(_ layout: UILayout) -> (String, PreviewBox) {
         let (tight, loose) = islandRenderer
-        let width = Geometry.expandedWidth
+        let width = phone.expandedWidth
         let top = Geometry.expandedMarginTop, sideMargin = Geometry.expandedMarginSide, bottomMargin = Geometry.expandedMarginBottom
         let column = (width - 2 * sideMargin - Geometry.cameraWidth) / 2
         let leading = elements(layout, .islandExpandedLeading), trailing = elements(layout, .islandExpandedTrailing)

@@ -6,14 +6,24 @@ import LivelineUI
 /// the boxes of a `PreviewDocument`.
 struct PageRenderer {
     var options: PreviewOptions
+    /// What was drawn, in words for the page ("FlightAttributes through its template").
+    var source: String = "a layout"
 
-    var values: PreviewValues { PreviewValues(now: options.at) }
+    var values: PreviewValues { PreviewValues(now: options.at, textScale: options.textSize.scale) }
+
+    /// The phone the presentations are sized for.
+    var phone: PreviewPhone { options.phone }
+
+    /// What an ended activity still shows: the Lock Screen view (on the Lock Screen and in StandBy);
+    /// iOS removes it from the Dynamic Island, the Watch and CarPlay at once.
+    static let afterEnd: Set<Presentation> = [.lockScreen, .standBy]
 
     func document(_ layout: UILayout, warnings: [String]) -> PreviewDocument {
         var fragments: [Presentation: String] = [:]
         var boxes: [PreviewBox] = []
         var seen = Set<Presentation>()
-        for presentation in options.presentations where seen.insert(presentation).inserted {
+        // An ended activity leaves the Dynamic Island at once; only its Lock Screen stays.
+        for presentation in options.presentations where seen.insert(presentation).inserted && (!options.ended || Self.afterEnd.contains(presentation)) {
             let (fragment, box) = render(presentation, layout)
             fragments[presentation] = fragment
             boxes.append(box)
@@ -34,6 +44,10 @@ struct PageRenderer {
         case .islandCompact: compact(layout)
         case .islandMinimal: minimal(layout)
         case .islandExpanded: expanded(layout)
+        case .islandTwo: twoActivities(layout)
+        case .standBy: standBy(layout)
+        case .watchSmartStack, .carPlay: small(layout, presentation)
+        case .alertBanner: alertBanner(layout)
         }
     }
 
@@ -64,13 +78,34 @@ struct PageRenderer {
         return two(c.hour) + ":" + two(c.minute)
     }
 
+    /// The page column: the phone's width; with more than the phone's four presentations (or
+    /// StandBy's landscape screen) a wider page whose figures flow side by side, so the page stays
+    /// within the browser's window when each box is photographed.
+    var mainCSS: String {
+        let wide = options.presentations.contains(.standBy) || Set(options.presentations).subtracting(Presentation.standard).count > 0
+        if !wide { return phone == .iPhone393 ? "" : ".ll-page main{width:\(Int(phone.screenWidth))px}" }
+        let width = options.presentations.contains(.standBy) ? phone.screenHeight + 22 : 2 * phone.screenWidth
+        return ".ll-page main{width:\(Int(width))px;display:flex;flex-wrap:wrap;align-items:flex-start;column-gap:8px}"
+            + ".ll-page main>p,.ll-page main>section{flex:0 0 100%}"
+    }
+
     func page(fragments: [(PreviewBox, String)], warnings: [String]) -> String {
         var body = ""
         for (box, fragment) in fragments {
             var caption = CSS.escape(box.presentation.title)
+            if box.presentation == .alertBanner {
+                caption += " (a phone without the Island; with it, the expanded Island lights up)"
+                if let alert = options.alert {
+                    caption += " · the Watch shows: <b>\(CSS.escape(alert.title))</b> \(CSS.escape(alert.body))"
+                } else {
+                    caption += " · the push has no alert: iOS shows no banner"
+                }
+            }
             if box.presentation == .lockScreen {
                 caption += " · \(clock)"
+                if options.alwaysOn { caption += " · Always-On (reduced luminance)" }
                 if options.stale { caption += " · <span class=\"ll-stale-badge\">stale: the content is out of date</span>" }
+                if options.ended { caption += " · <span class=\"ll-ended-badge\">ended: on the Lock Screen until dismissed, gone from the Dynamic Island</span>" }
             }
             caption += " · \(CSS.number(box.width)) × \(CSS.number(box.height)) pt"
             body += "<figure class=\"ll-figure\" data-ll-figure=\"\(box.presentation.rawValue)\"><figcaption>\(caption)</figcaption>"
@@ -79,14 +114,16 @@ struct PageRenderer {
         if !warnings.isEmpty {
             body += "<section class=\"ll-warnings\"><h2>Warnings</h2><ul>" + warnings.map { "<li>\(CSS.escape($0))</li>" }.joined() + "</ul></section>"
         }
+        body = "<p class=\"ll-source\" data-ll-source>Drawn: \(CSS.escape(source)) · \(CSS.escape(phone.title))"
+            + (options.textSize == .large ? "" : " · text size \(options.textSize.rawValue.uppercased())") + "</p>" + body
         body += "<p class=\"ll-note\">A preview, not a device capture: Inter stands in for SF Pro, and the symbols are "
             + "Liveline's own stand-ins for SF Symbols. Drawn at \(CSS.escape(clock)) (\(CSS.escape(options.timeZone.identifier))), "
             + "\(options.dark ? "dark" : "light") appearance.</p>"
         return """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=\(Int(Geometry.screenWidth)),initial-scale=1">
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=\(Int(phone.screenWidth)),initial-scale=1">
             <title>Liveline preview</title>
-            <style>\(Stylesheet.page)\(Stylesheet.css)</style>
+            <style>\(Stylesheet.page)\(Stylesheet.css)\(mainCSS)</style>
             </head><body class="ll-page \(options.dark ? "ll-page-dark" : "ll-page-light")"><main>
             \(body)
             </main></body></html>

@@ -44,6 +44,9 @@ struct PreviewColor: Sendable, Equatable {
         return PreviewColor(red * a + base.red * (1 - a), green * a + base.green * (1 - a), blue * a + base.blue * (1 - a), 1)
     }
 
+    /// The colour as CSS `filter: brightness(amount)` draws it (each component times `amount`).
+    func dimmed(_ amount: Double) -> PreviewColor { PreviewColor(red * amount, green * amount, blue * amount, alpha) }
+
     /// The same colour at `opacity` times its alpha.
     func opacity(_ opacity: Double) -> PreviewColor { PreviewColor(red, green, blue, alpha * min(1, max(0, opacity))) }
 

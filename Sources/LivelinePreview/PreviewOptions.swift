@@ -8,19 +8,31 @@ public struct PreviewOptions: Sendable {
     public var dark: Bool
     /// The time zone clock times are printed in.
     public var timeZone: TimeZone
-    /// The presentations to draw, in this order (default: all).
+    /// The presentations to draw, in this order (default: the phone's four, `Presentation.standard`).
     public var presentations: [Presentation]
     /// Whether the activity is stale (`context.isStale`): its stale date has passed. An APNs body's
     /// `stale-date` before `at` makes it stale too.
     public var stale: Bool
+    /// Whether the activity has ended: iOS keeps it on the Lock Screen until it is dismissed and
+    /// removes it from the Dynamic Island at once, so only the Lock Screen is drawn.
+    public var ended: Bool
+    /// The phone whose screen the presentations are sized for (default the 393-point one).
+    public var phone: PreviewPhone = .iPhone393
+    /// The Dynamic Type text size (default large, the system's default).
+    public var textSize: PreviewTextSize = .large
+    /// The Always-On display at reduced luminance: the Lock Screen drawn dark and dimmed.
+    public var alwaysOn = false
+    /// The alert of an alerting update (`aps.alert`), shown with the alert banner.
+    public var alert: PreviewAlert?
 
-    /// Options with defaults: now, light, UTC, every presentation, not stale.
+    /// Options with defaults: now, light, UTC, the phone's four presentations, not stale, not ended.
     public init(at: Date = Date(), dark: Bool = false, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!,
-                presentations: [Presentation] = Presentation.allCases, stale: Bool = false) {
+                presentations: [Presentation] = Presentation.standard, stale: Bool = false, ended: Bool = false) {
         self.at = at
         self.dark = dark
         self.timeZone = timeZone
         self.presentations = presentations
         self.stale = stale
+        self.ended = ended
     }
 }

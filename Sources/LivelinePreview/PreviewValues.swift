@@ -7,6 +7,8 @@ import LivelineUI
 struct PreviewValues: Sendable {
     /// The moment the preview shows.
     var now: Date
+    /// How much Dynamic Type scales text that names a `fontFamily` (1 at the default size).
+    var textScale: Double = 1
 
     // MARK: Props
 
@@ -51,6 +53,13 @@ struct PreviewValues: Sendable {
         }
     }
 
+    /// A stack's spacing as the device reads it: the `spacing` prop, else the style's `gap`, else 0
+    /// (Voltra passes 0 to SwiftUI's stacks, not SwiftUI's own default of about 8).
+    static func stackSpacing(_ element: UIElement) -> Double {
+        let value = number(element, "spacing") ?? style(element)["gap"]?.numberValue ?? 0
+        return value.isFinite ? max(0, min(value, 1000)) : 0
+    }
+
     /// The text of a Text element (`""` when it has none).
     static func text(_ element: UIElement) -> String {
         if case .text(let s) = element.children { return s }
@@ -88,8 +97,12 @@ struct PreviewValues: Sendable {
     /// What a Timer shows at `now`: the live text with its running or completed template applied.
     ///
     /// Counting down (the default) shows the time left to `endAtMs` (or `startAtMs`/now + `durationMs`);
-    /// counting up shows the time since `startAtMs`. Minutes and seconds as `m:ss`, or `h:mm:ss`
-    /// with `showHours`; `textStyle: relative` reads like `12 min, 5 sec`.
+    /// counting up shows the time since `startAtMs` (a stopwatch without an end). Minutes and seconds
+    /// as `m:ss`, or `h:mm:ss` with `showHours` once an hour or more is left (SwiftUI's
+    /// `Text(timerInterval:showsHours:)`; the device's default is without hours, so 75 minutes read
+    /// `75:00`). A finished timer rests at `0:00`; its `completed` template's `{time}` is `0:00`, or
+    /// `0:00:00` with `showHours` (`0s` when relative). `textStyle: relative` reads like SwiftUI's relative date:
+    /// `1 hr, 15 min`, `12 min, 5 sec`, counting on past the date.
     func timerText(_ element: UIElement) -> String {
         let start = Self.date(element, "startAtMs")
         var end = Self.date(element, "endAtMs")
@@ -97,6 +110,8 @@ struct PreviewValues: Sendable {
             end = (start ?? now).addingTimeInterval(duration / 1000)
         }
         let up = Self.string(element, "direction") == "up"
+        let hours = Self.bool(element, "showHours") ?? false
+        let relative = Self.string(element, "textStyle") == "relative"
         var seconds: Double
         var completed: Bool
         if up {
@@ -110,11 +125,19 @@ struct PreviewValues: Sendable {
             seconds = max(0, left).rounded(.up)
             completed = left <= 0
         }
+        if relative {
+            // A relative date counts from (or to) its date without stopping.
+            let target = up ? (start ?? now) : (end ?? now)
+            let offset = target.timeIntervalSince(now)
+            seconds = offset > 0 ? offset.rounded(.up) : (-offset).rounded(.down)
+        }
         seconds = seconds.isFinite ? min(seconds, 3_600_000_000) : 0  // beyond any real timer; keeps Int() in range
-        let relative = Self.string(element, "textStyle") == "relative"
-        let time = relative ? Self.relative(seconds) : Self.clock(seconds, hours: Self.bool(element, "showHours") ?? false)
         let templates = Self.templates(element)
-        if completed, let text = templates["completed"] { return text.replacingOccurrences(of: "{time}", with: time) }
+        if completed, let text = templates["completed"] {
+            let zero = relative ? "0s" : hours ? "0:00:00" : "0:00"
+            return text.replacingOccurrences(of: "{time}", with: zero)
+        }
+        let time = relative ? Self.relative(seconds) : Self.clock(seconds, hours: hours)
         if let text = templates["running"] { return text.replacingOccurrences(of: "{time}", with: time) }
         return time
     }
@@ -137,9 +160,14 @@ struct PreviewValues: Sendable {
         return "\(total / 60):\(two(total % 60))"
     }
 
-    /// `2 hr, 5 min` / `12 min, 5 sec` / `40 sec`.
+    /// SwiftUI's relative date text: the two largest units, abbreviated: `2 wk, 3 days`,
+    /// `1 day, 2 hr`, `2 hr, 5 min`, `12 min, 5 sec`, `40 sec`.
     static func relative(_ seconds: Double) -> String {
         let total = Int(seconds)
+        let week = 7 * 86_400
+        func days(_ n: Int) -> String { n == 1 ? "1 day" : "\(n) days" }
+        if total >= week { return "\(total / week) wk, \(days(total % week / 86_400))" }
+        if total >= 86_400 { return "\(days(total / 86_400)), \(total % 86_400 / 3600) hr" }
         if total >= 3600 { return "\(total / 3600) hr, \(total / 60 % 60) min" }
         if total >= 60 { return "\(total / 60) min, \(total % 60) sec" }
         return "\(total) sec"

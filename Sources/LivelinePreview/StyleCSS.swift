@@ -5,6 +5,9 @@ import LivelineCore
 /// SwiftUI behaviour): lengths in points, colours for the appearance, unsafe values dropped.
 struct StyleCSS {
     var palette: Palette
+    /// Dynamic Type's scale for text naming a `fontFamily` (the device draws it with
+    /// `Font.custom(_:size:)`, which scales; `Font.system(size:)` does not).
+    var textScale: Double = 1
 
     /// A length: a number, a numeric string, `"N%"` or `auto`.
     static func length(_ v: JSONValue) -> String? {
@@ -32,7 +35,7 @@ struct StyleCSS {
         for member in style {
             let v = member.value
             switch member.key {
-            case "width", "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "borderRadius", "flexBasis", "gap", "top", "left":
+            case "width", "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "borderRadius", "flexBasis":
                 if let l = Self.length(v) { out.append("\(Self.kebab(member.key)):\(l)") }
                 if ["width", "height"].contains(member.key), Self.length(v) != nil, Self.length(v) != "auto" {
                     out.append("flex-shrink:0")
@@ -46,7 +49,8 @@ struct StyleCSS {
             case "backgroundColor":
                 if let c = color(v, gradient: true) { out.append("background:\(c)") }
             case "borderWidth":
-                if let n = v.numberValue, n.isFinite, n > 0 { out.append("border:\(CSS.px(n)) solid \(color(style["borderColor"]) ?? palette.label.css)") }
+                // The device strokes a border only in a `borderColor`: without one it draws none.
+                if let n = v.numberValue, n.isFinite, n > 0, let c = color(style["borderColor"]) { out.append("border:\(CSS.px(n)) solid \(c)") }
             case "opacity":
                 if let n = v.numberValue, n.isFinite { out.append("opacity:\(CSS.number(min(1, max(0, n))))") }
             case "flexGrow", "flexShrink", "zIndex":
@@ -57,15 +61,20 @@ struct StyleCSS {
                 if let n = v.numberValue, n.isFinite { out.append(n > 0 ? "flex:\(CSS.number(n)) 1 0%" : "flex:none") }
             case "fontSize":
                 if let n = v.numberValue, n.isFinite, n > 0 {
-                    out.append("font-size:\(CSS.px(min(n, 400)))")
+                    out.append("font-size:\(CSS.px(min(style["fontFamily"]?.stringValue != nil ? n * textScale : n, 400)))")
                     // SF's optical sizes: Text below 20 points, Display from 20 (a smaller text inside a
                     // larger one switches back); a family named in the style wins.
                     if style["fontFamily"] == nil { out.append("font-family:var(\(n >= 20 ? "--ll-display" : "--ll-text"))") }
                 }
             case "fontWeight":
-                if let w = Self.weight(v) { out.append("font-weight:\(w)") }
+                // A named family is drawn with `Font.custom(_:size:)`, which takes no weight: regular.
+                if style["fontFamily"]?.stringValue == nil, let w = Self.weight(v) { out.append("font-weight:\(w)") }
             case "fontFamily":
-                if let s = v.stringValue, let family = Self.family(s) { out.append("font-family:\(family)") }
+                if let s = v.stringValue {
+                    out.append("font-family:\(Self.family(s))")
+                    out.append("font-weight:400")
+                    if style["fontSize"] == nil { out.append("font-size:\(CSS.px(min(17 * textScale, 400)))") }
+                }
             case "letterSpacing":
                 if let n = v.numberValue, n.isFinite { out.append("letter-spacing:\(CSS.px(n))") }
             case "lineHeight":
@@ -86,8 +95,15 @@ struct StyleCSS {
                 if v.stringValue == "hidden" { out.append("overflow:hidden") }
             case "alignItems", "alignSelf", "justifyContent", "flexDirection":
                 if let s = v.stringValue, s.allSatisfy({ $0.isLetter || $0 == "-" }), s.count < 20 { out.append("\(Self.kebab(member.key)):\(s)") }
-            case "position":
-                if v.stringValue == "absolute" { out.append("position:absolute") }
+            case "glassEffect":
+                // iOS 26's Liquid Glass: a translucent capsule (its default shape) over what lies behind.
+                let kind = (v.stringValue ?? "").lowercased()
+                guard kind == "regular" || kind == "clear" else { continue }
+                out += ["background:rgba(255,255,255,\(kind == "regular" ? "0.18" : "0.08"))", "backdrop-filter:blur(12px)",
+                        "box-shadow:inset 0 0 0 0.5px rgba(255,255,255,0.4)"]
+                if style["borderRadius"] == nil { out.append("border-radius:999px") }
+            case "gap", "top", "left", "position":
+                continue  // a stack's spacing, and placement, below
             case "shadowRadius":
                 if let n = v.numberValue, n.isFinite {
                     let opacity = style["shadowOpacity"]?.numberValue ?? 1
@@ -101,8 +117,15 @@ struct StyleCSS {
                 continue
             }
         }
-        if style["left"] != nil || style["top"] != nil, style["position"]?.stringValue != "relative" {
-            if !out.contains("position:absolute") { out.append("position:absolute") }
+        // left/top place the element: absolute (the default) puts its centre there in its parent;
+        // relative offsets it from where it would be; static ignores them, as the device does.
+        if style["left"] != nil || style["top"] != nil {
+            let left = style["left"].flatMap(Self.length) ?? "0px", top = style["top"].flatMap(Self.length) ?? "0px"
+            switch style["position"]?.stringValue ?? "absolute" {
+            case "absolute": out += ["position:absolute", "left:\(left)", "top:\(top)"]
+            case "relative": out += ["position:relative", "left:\(left)", "top:\(top)"]
+            default: break
+            }
         }
         let padding = PreviewValues.edges(style, "padding")
         if [padding.top, padding.leading, padding.bottom, padding.trailing].contains(where: { $0 != 0 }) {
@@ -126,16 +149,17 @@ struct StyleCSS {
         return nil
     }
 
-    /// A font family: SwiftUI's designs by name, else the named family before the system stack.
-    static func family(_ name: String) -> String? {
-        switch name.lowercased() {
-        case "monospaced", "monospace", "mono", "sf mono", "menlo", "courier": return "var(--ll-mono)"
-        case "serif", "new york", "georgia", "times": return "var(--ll-serif)"
-        case "rounded", "sf pro rounded": return "var(--ll-rounded)"
-        default:
-            guard name.count <= 60, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }) else { return nil }
-            return "'\(name)',var(--ll-text)"
-        }
+    /// A font family as the device resolves `Font.custom(name, size:)`: a face iOS ships draws in
+    /// its stand-in (monospaced, serif or sans); any other name, SwiftUI's design words included
+    /// ("monospaced", "rounded"), is a font the phone does not have and falls back to the system font.
+    static func family(_ name: String) -> String {
+        let lower = name.lowercased()
+        let monospaced: Set = ["menlo", "courier", "courier new"]
+        let serif: Set = ["georgia", "times new roman", "baskerville", "didot", "hoefler text", "palatino", "charter", "iowan old style",
+                          "cochin", "bodoni 72", "american typewriter", "new york"]
+        if monospaced.contains(lower) { return "var(--ll-mono)" }
+        if serif.contains(lower) { return "var(--ll-serif)" }
+        return "var(--ll-text)"
     }
 
     /// `transform: [{rotate: "45deg"}, {scale: 2}]` as CSS.

@@ -26,9 +26,13 @@ enum Stylesheet {
         .ll-preview .ll-exp-trailing{grid-column:3;grid-row:1/3;align-items:flex-end;justify-content:flex-start}\
         .ll-preview .ll-exp-center{grid-column:2;grid-row:2;align-items:center;max-width:\(CSS.px(Geometry.expandedCenterMaxWidth))}\
         .ll-preview .ll-exp-bottom{flex:1 1 auto;align-items:center;justify-content:flex-start}\
-        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center}\
-        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center}\
-        .ll-preview .ll-z{display:grid}\
+        .ll-preview .ll-exp-leading *,.ll-preview .ll-exp-trailing *,.ll-preview .ll-exp-center *{max-width:100%}\
+        .ll-preview .ll-md{font:inherit}.ll-preview b.ll-md{font-weight:700}.ll-preview i.ll-md{font-style:italic}\
+        .ll-preview s.ll-md{text-decoration:line-through}.ll-preview code.ll-md{font-family:var(--ll-mono)}\
+        .ll-preview .ll-md-link{color:#0A84FF}\
+        .ll-preview .ll-v{display:flex;flex-direction:column;justify-content:center;position:relative}\
+        .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center;position:relative}\
+        .ll-preview .ll-z{display:grid;position:relative}\
         .ll-preview .ll-z>*{grid-area:1/1}\
         .ll-preview .ll-gap{display:block;flex:none}\
         .ll-preview .ll-spacer{display:block}\
@@ -58,7 +62,15 @@ enum Stylesheet {
         .ll-preview .ll-img{display:block;flex:none}\
         .ll-preview .ll-img-missing{display:inline-flex;align-items:center;justify-content:center;border-radius:8px;overflow:hidden}\
         .ll-preview .ll-chart{display:block;align-self:stretch;min-width:120px}\
-        .ll-preview .ll-fill{align-self:stretch;flex:1 1 auto}
+        .ll-preview .ll-fill{align-self:stretch;flex:1 1 auto}\
+        .ll-preview .ll-standby{align-items:center;justify-content:center}\
+        .ll-preview .ll-standby-view{display:flex;flex-direction:column;flex:none;transform-origin:center}\
+        .ll-preview .ll-small{background:\(PageRenderer.smallBackground);color:#fff;padding:8px 10px}\
+        .ll-preview .ll-small-region{flex:1 1 auto;align-items:stretch;justify-content:center}\
+        .ll-preview .ll-small-fallback{align-items:center;justify-content:space-between;width:100%}\
+        .ll-preview .ll-two{flex-direction:row;align-items:stretch;overflow:visible}\
+        .ll-preview .ll-attached{display:flex;flex-direction:row;border-radius:44px;flex:none}\
+        .ll-preview .ll-detached{display:flex;border-radius:50%;flex:none;align-items:center;justify-content:center}
         """
 
     /// The page around the fragments: one column as wide as the phone's screen.
@@ -71,11 +83,12 @@ enum Stylesheet {
         .ll-figure{margin:0;padding:12px 0 4px}\
         .ll-figure figcaption{padding:0 11px 6px;font-size:12px}\
         .ll-stage{display:flex;justify-content:center}\
-        .ll-stale-badge{color:#FF8D28;font-weight:600}\
+        .ll-stale-badge{color:#FF8D28;font-weight:600}.ll-ended-badge{font-weight:600}\
         .ll-warnings{margin:12px 11px;padding:8px 12px;border-radius:10px;background:rgba(255,141,40,.16)}\
         .ll-warnings h2{font-size:13px;margin:0 0 4px}\
         .ll-warnings ul{margin:0;padding-left:18px}\
-        .ll-note{margin:12px 11px 0;font-size:11px;opacity:.8}
+        .ll-note{margin:12px 11px 0;font-size:11px;opacity:.8}\
+        .ll-source{margin:10px 11px 0;font-size:12px;line-height:16px;height:16px;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 
         """
 }

@@ -81,6 +81,25 @@ enum Symbols {
             "plus": [.line("M12 5v14M5 12h14")],
             "minus": [.line("M5 12h14")],
         ]
+        // Chevrons, media, status: names Voltra's examples use.
+        for (name, d) in [("chevron.right", "M9 4.5l7.5 7.5-7.5 7.5"), ("chevron.left", "M15 4.5L7.5 12l7.5 7.5"),
+                          ("chevron.up", "M4.5 15.5L12 8l7.5 7.5"), ("chevron.down", "M4.5 8.5L12 16l7.5-7.5"),
+                          ("arrow.up.right", "M6 18L18 6M9 6h9v9"), ("arrow.up.left", "M18 18L6 6M15 6H6v9"),
+                          ("arrow.down.right", "M6 6l12 12M18 9v9H9"), ("arrow.down.left", "M18 6L6 18M6 9v9h9")] {
+            icons[name] = [.line(d)]
+        }
+        icons["forward"] = [.shape("M2.5 6l9 6-9 6zM12 6l9 6-9 6z")]
+        icons["backward"] = [.shape("M21.5 6l-9 6 9 6zM12 6l-9 6 9 6z")]
+        icons["photo"] = [.shape("M3 5h18v14H3z"), .cut("M3 16.5l5-5 4 4 3-3 6 6"), .hole("M15.5 7.5a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2z")]
+        icons["wifi"] = [.line("M2.5 9.5a13.5 13.5 0 0 1 19 0M5.6 12.8a9 9 0 0 1 12.8 0M8.7 16a4.6 4.6 0 0 1 6.6 0"),
+                         .solid("M12 18a1.6 1.6 0 1 0 0 3.2a1.6 1.6 0 1 0 0-3.2z")]
+        let battery: [Symbols.Part] = [.line("M2.5 7.5h16.5v9H2.5z"), .solid("M20.5 10.3h1.8v3.4h-1.8z")]
+        icons["battery"] = battery
+        for (level, width) in [("100", 14.5), ("75", 10.9), ("50", 7.3), ("25", 3.6), ("0", 0.0)] {
+            icons["battery.\(level)"] = battery + (width > 0 ? [.solid("M3.5 8.5h\(width)v7H3.5z")] : [])
+        }
+        // Pointing north, as a compass needle.
+        icons["location.north"] = [.shape("M12 2.5l6.5 18L12 16.5l-6.5 4z")]
         // A plane taking off or landing: tilted, over the ground.
         icons["airplane.departure"] = [.solid(plane).rotated(-28), .line("M3 21.5h18")]
         icons["airplane.arrival"] = [.solid(plane).rotated(28), .line("M3 21.5h18")]
@@ -94,10 +113,12 @@ enum Symbols {
         "box": "shippingbox", "archivebox": "shippingbox", "shippingbox.circle": "shippingbox", "truck.box": "box.truck",
         "figure.walk.departure": "figure.walk", "figure.walk.arrival": "figure.walk", "figure.stand": "person",
         "football": "soccerball", "volleyball": "soccerball", "baseball": "tennisball", "soccerball.inverse": "soccerball",
-        "mappin.and.ellipse": "mappin", "location.north": "location", "person.2": "person", "person.crop.circle": "person",
+        "mappin.and.ellipse": "mappin", "person.2": "person", "person.crop.circle": "person",
         "exclamationmark.octagon": "exclamationmark.triangle", "checkmark.seal": "checkmark", "bell.badge": "bell",
         "clock.arrow.circlepath": "clock", "stopwatch": "timer", "bolt.car": "bolt", "house.lodge": "house",
-        "arrow.forward": "arrow.right", "arrow.backward": "arrow.left", "sun.min": "sun.max", "moon.stars": "moon",
+        "arrow.forward": "arrow.right", "arrow.backward": "arrow.left", "goforward": "forward", "gobackward": "backward",
+        "wifi.slash": "wifi", "photo.on.rectangle": "photo", "battery.100percent": "battery.100", "battery.75percent": "battery.75",
+        "battery.50percent": "battery.50", "battery.25percent": "battery.25", "battery.0percent": "battery.0", "sun.min": "sun.max", "moon.stars": "moon",
         "cloud.rain": "cloud", "cloud.sun": "cloud", "medal": "trophy", "figure.outdoor.cycle": "bicycle",
     ]
 

@@ -8,16 +8,18 @@ enum Templates {
     typealias Render = @Sendable (_ attributes: JSONValue?, _ state: JSONValue, _ options: PreviewOptions) throws -> UILayout
 
     struct Template: Sendable {
+        /// The template's name, for the page ("Liveline's FlightTemplate").
+        var name: String
         var schema: ActivitySchema
         var render: Render
     }
 
     static let all: [String: Template] = [
-        FlightAttributes.attributesType: Template(schema: FlightAttributes.schema) { attributes, state, options in
+        FlightAttributes.attributesType: Template(name: "Liveline's FlightTemplate", schema: FlightAttributes.schema) { attributes, state, options in
             let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
             let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
                                                                     type: "FlightAttributes")
-            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content)
+            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content, isStale: options.stale)
         },
     ]
 

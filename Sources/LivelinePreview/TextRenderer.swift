@@ -33,7 +33,7 @@ struct TextRenderer {
         let box = chrome(e)
         let content: Int
         switch e.component {
-        case .text: content = TextBlock.wrap(PreviewValues.text(e), to: Int.max / 4).map(TextBlock.columns).max() ?? 0
+        case .text: content = TextBlock.wrap(InlineMarkdown.plain(PreviewValues.text(e)), to: Int.max / 4).map(TextBlock.columns).max() ?? 0
         case .symbol: content = TextBlock.columns(symbol(e))
         case .label: content = TextBlock.columns(label(e))
         case .image:
@@ -153,7 +153,7 @@ struct TextRenderer {
     private func content(_ e: UIElement, width: Int) -> TextBlock {
         switch e.component {
         case .text:
-            let block = TextBlock(TextBlock.wrap(PreviewValues.text(e), to: width))
+            let block = TextBlock(TextBlock.wrap(InlineMarkdown.plain(PreviewValues.text(e)), to: width))
             let aligned = block.padded(to: block.width, textAlignment(e))
             return PreviewValues.lineLimit(e).map { aligned.limited(to: $0) } ?? aligned
         case .symbol: return line(symbol(e), width)

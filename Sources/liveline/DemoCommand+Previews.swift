@@ -4,6 +4,7 @@ import LivelineCommandLine
 import LivelineCore
 import LivelinePreview
 import LivelineToolSupport
+import LivelineUI
 import Synchronization
 
 /// The demo's pictures: after each step, the Lock Screen of what the first simulated iPhone holds
@@ -36,9 +37,8 @@ final class DemoPreviews: Sendable {
             return (state.step, state.browser!)
         }
         guard let capture = await started.value else { return }
-        let now = Date()
-        var options = PreviewOptions(at: now, presentations: [.lockScreen])
-        if let stale = activity["staleDate"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) }) { options.stale = stale <= now }
+        let moment = Self.moment(of: activity, now: Date())
+        let options = PreviewOptions(at: moment.at, presentations: [.lockScreen], stale: moment.stale, ended: moment.ended)
         do {
             let document = try ActivityPreview.document(attributesType: activity["attributesType"]?.stringValue ?? "", attributes: activity["attributes"],
                                                         contentState: activity["contentState"] ?? .null, options: options)
@@ -47,8 +47,49 @@ final class DemoPreviews: Sendable {
             for shot in try await capture.shoot(document, page: page, into: directory, prefix: "step-\(step)-") {
                 Console.out("preview  \(shot.file.path)")
             }
+            Console.out("preview  step \(step) \(moment.story)")
         } catch {
             Console.out("preview  step \(step): not drawn: \(error)")
+        }
+    }
+
+    /// When a step happens in the flight's story, which the picture is drawn at (the demo sends
+    /// every step within a minute of wall-clock time, but a landed flight is hours past boarding).
+    struct Moment: Equatable {
+        var at: Date
+        var stale: Bool
+        var ended: Bool
+        /// The moment in words, for the demo's output.
+        var story: String
+    }
+
+    /// The flight's time in the air (Lisbon to Zurich), for the story's landing.
+    static let flightDuration: TimeInterval = 2 * 3600 + 35 * 60
+
+    /// The story's moment of the activity's state: a waiting flight now, boarding 5 minutes after
+    /// boarding time, a departed flight 10 minutes after its (delayed) departure, a landed one 5
+    /// minutes after landing, an ended one 30 minutes after landing. Stale when its stale date has
+    /// passed by then, unless ended (an ended activity is `.ended`, not `.stale`).
+    static func moment(of activity: JSONValue, now: Date) -> Moment {
+        let ended = ["ended", "dismissed"].contains(activity["state"]?.stringValue ?? "")
+        let staleDate = activity["staleDate"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
+        func moment(_ at: Date, _ story: String) -> Moment {
+            let stale = !ended && staleDate.map { $0 <= at } == true
+            return Moment(at: at, stale: stale, ended: ended, story: story + (stale ? ", stale" : "") + (ended ? ", ended" : ""))
+        }
+        guard let attributes = try? (activity["attributes"] ?? .null).decode(FlightAttributes.self),
+              let state = try? (activity["contentState"] ?? .null).decode(FlightAttributes.ContentState.self) else {
+            return moment(now, "drawn now")
+        }
+        let departs = attributes.departure.addingTimeInterval(TimeInterval(state.delayMinutes * 60))
+        let landing = departs.addingTimeInterval(flightDuration)
+        switch FlightTemplate.phase(state) {
+        case .waiting, .cancelled: return moment(now, "drawn now")
+        case .boarding: return moment(max(now, state.boardingTime.addingTimeInterval(5 * 60)), "drawn 5 min after boarding time")
+        case .departed: return moment(max(now, departs.addingTimeInterval(10 * 60)), "drawn 10 min after departure")
+        case .landed:
+            return ended ? moment(max(now, landing.addingTimeInterval(30 * 60)), "drawn 30 min after landing")
+                : moment(max(now, landing.addingTimeInterval(5 * 60)), "drawn 5 min after landing")
         }
     }
 

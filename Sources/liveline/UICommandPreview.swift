@@ -50,7 +50,7 @@ enum UIPreviewCommand: LivelineCommand {
             let presentations: [Presentation] = switch surface {
             case .lockScreen: [.lockScreen]
             case .island: [.islandCompact, .islandMinimal, .islandExpanded]
-            case .all: Presentation.allCases
+            case .all: Presentation.standard
             }
             let options = PreviewOptions(at: now, dark: arguments.flag("dark"), timeZone: timeZone, presentations: presentations)
             Console.out(ActivityPreview.document(layout: layout, warnings: issues.map(\.description), options: options).html)

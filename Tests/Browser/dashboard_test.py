@@ -31,6 +31,7 @@ try:
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError as error:
@@ -147,7 +148,38 @@ def main():
             fail(f"expected every device's tokens with copy buttons, found {len(tokens)}")
         driver.refresh()
         wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#devices > article.device")) == 50, "50 device cards after a reload")
-        print(f"dashboard browser test passed: push → DOM, tap forwarded, keyboard, screenshot {width}x{height} ({colours} colours), 50 devices")
+        # On the fresh page the first Tab reaches the skip links, and a skip link shows when focused.
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if driver.execute_script("return document.activeElement.closest('.skip-links') !== null") is not True:
+            fail(f"the first Tab does not reach the skip links but {driver.execute_script('return document.activeElement.outerHTML.slice(0, 80)')}")
+        if driver.execute_script("return document.activeElement.getBoundingClientRect().left") < 0:
+            fail("the focused skip link is off screen")
+
+        # A log entry opens to the request APNs saw: apns-id, push type, priority.
+        entry = driver.find_element(By.CSS_SELECTOR, "#device-iphone .deliveries li details")
+        entry.find_element(By.TAG_NAME, "summary").click()
+        opened = entry.find_element(By.CSS_SELECTOR, "dl.entry").text
+        if "apns-id" not in opened or "apns-priority" not in opened or "liveactivity" not in opened:
+            fail(f"the opened log entry does not show the request's headers: {opened!r}")
+
+        # The filter narrows 50 cards to the one asked for.
+        filter_box = driver.find_element(By.ID, "filter")
+        filter_box.send_keys("iPhone 42")
+        wait(lambda d: len([c for c in d.find_elements(By.CSS_SELECTOR, "#devices > article.device") if c.is_displayed()]) == 1, "the filter to leave one card")
+        if driver.find_element(By.ID, "filter-count").text != "1 of 50 shown":
+            fail(f"the filter's count reads {driver.find_element(By.ID, 'filter-count').text!r}")
+        filter_box.clear()
+        filter_box.send_keys(" ")
+        wait(lambda d: len([c for c in d.find_elements(By.CSS_SELECTOR, "#devices > article.device") if c.is_displayed()]) == 50, "the cleared filter to show 50 cards")
+
+        # A phone's width: 390 px, nothing wider than the screen.
+        driver.set_window_size(390, 844)
+        wait(lambda d: d.execute_script("return window.innerWidth") <= 400, "the window to be a phone's width")
+        overflow = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        if overflow[0] > overflow[1] + 1:
+            fail(f"at a phone's width the page is {overflow[0]} px wide in a {overflow[1]} px window")
+        print(f"dashboard browser test passed: push → DOM, tap forwarded, keyboard, screenshot {width}x{height} ({colours} colours), 50 devices, "
+              f"log entry headers, skip links, filter, {overflow[1]} px wide")
     finally:
         if driver is not None:
             driver.quit()

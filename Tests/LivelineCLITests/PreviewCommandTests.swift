@@ -86,7 +86,8 @@ struct PreviewCommandTests {
         #expect(run.result.status == 0, "\(what): \(run.result.stderr)")
         #expect(try run.page(folder) == document.html, "\(what): index.html is not the renderer's page")
         let images = run.images[folder] ?? [:]
-        #expect(images.count == Presentation.allCases.count, "\(what): \(images.keys)")
+        #expect(images.count == document.boxes.count, "\(what): \(images.keys)")
+        #expect(try run.page(folder).contains("<p class=\"ll-source\" data-ll-source>Drawn: "), "\(what): the page does not say what it drew")
         for box in document.boxes {
             let image = try #require(images[box.presentation], "\(what): no \(box.presentation.rawValue).png")
             let name = "\(what) \(box.presentation.rawValue)"
@@ -145,13 +146,75 @@ struct PreviewCommandTests {
             let folder = String(input.name.dropLast(5))
             let document = try ActivityPreview.document(apnsBody: Array(step.body.serialized()), options: Self.options())
             // The ink checks have regions to look at: every presentation of the flight tracker has content.
-            #expect(document.boxes.count == 4 && document.boxes.allSatisfy { !$0.content.isEmpty }, "\(folder): \(document.boxes.map { ($0.presentation, $0.content.count) })")
+            // The end push ends the activity: its Lock Screen alone is drawn (iOS takes it out of the Island).
+            #expect(document.boxes.count == (step.name == "landed" ? 1 : 4) && document.boxes.allSatisfy { !$0.content.isEmpty },
+                    "\(folder): \(document.boxes.map { ($0.presentation, $0.content.count) })")
+            #expect(try run.page(folder).contains("Drawn: FlightAttributes through its template (Liveline&#39;s FlightTemplate)"))
             try Self.check(run, folder, against: document)
             #expect(run.result.stdout.contains("wrote \(run.directory.path)/out/\(folder)/index.html\n"), "\(run.result.stdout)")
         }
         // Each step draws something else (gate, delay, boarding, landing).
         let lockScreens = inputs.compactMap { run.images[String($0.name.dropLast(5))]?[.lockScreen] }
         #expect(lockScreens.count == inputs.count && Set(lockScreens.map(\.rgba)).count == lockScreens.count, "two steps drew the same Lock Screen")
+    }
+
+    /// The story as the pushes really go: the start carries the type and attributes, the updates and the end do not.
+    static var bareStory: [(name: String, text: String)] {
+        story.enumerated().map { index, step in
+            var body = step.body
+            if index > 0, var aps = body["aps"]?.objectValue {
+                aps["attributes-type"] = nil
+                aps["attributes"] = nil
+                body = ["aps": .object(aps)]
+            }
+            return ("\(index + 1)-\(step.name.replacingOccurrences(of: " ", with: "-")).json", body.prettyPrinted())
+        }
+    }
+
+    @Test("--states: the story's pushes (updates without type or attributes) as one page and one PNG, a row per state")
+    func states() async throws {
+        let run = try await Self.preview(Self.bareStory, ["--states"])
+        defer { try? FileManager.default.removeItem(at: run.directory) }
+        #expect(run.result.status == 0, "\(run.result.stderr)")
+        let page = try String(contentsOf: run.directory.appendingPathComponent("out/strip.html"), encoding: .utf8)
+        #expect(page.contains("data-ll-strip=\"5\"") && page.contains(">Delayed 25 min<") && page.contains(">Landed<") && page.contains("5-landed"))
+        let data = try #require(FileManager.default.contents(atPath: run.directory.appendingPathComponent("out/strip.png").path))
+        let image = try PNGImage(png: Array(data))
+        // Five rows, each at least the Lock Screen's 84 points tall, each as wide as name, Lock Screen and compact Island.
+        #expect(image.height >= 5 * 84 * 3 && image.width >= (371 + 230) * 3, "\(image.width)x\(image.height)")
+        #expect(run.result.stdout.contains("strip.png (\(image.width)x\(image.height) px: 5 states"), "\(run.result.stdout)")
+        // Without --states the same bare update is refused, naming the flags that fix it.
+        let bare = try await Self.preview([Self.bareStory[3]])
+        defer { try? FileManager.default.removeItem(at: bare.directory) }
+        #expect(bare.result.status == 1 && bare.result.stderr.contains("--type T --attributes JSON"), "\(bare.result.stderr)")
+    }
+
+    @Test("an update body with --start or --type and --attributes; more presentations and a bigger phone with --presentations and --phone")
+    func updatesAndPresentations() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let start = directory.appendingPathComponent("start.json")
+        try Data(Self.bareStory[0].text.utf8).write(to: start)
+        let attributes = try #require(Self.story[0].body["aps"]?["attributes"]).jsonString
+        // Two inputs each, so each gets its folder.
+        let viaStart = try await Self.preview([Self.bareStory[3], Self.bareStory[1]], ["--start", start.path])
+        let viaType = try await Self.preview([Self.bareStory[3], Self.bareStory[1]], ["--type", "FlightAttributes", "--attributes", attributes])
+        defer { try? FileManager.default.removeItem(at: viaStart.directory); try? FileManager.default.removeItem(at: viaType.directory) }
+        let options = Self.options()
+        let expected = try ActivityPreview.document(apnsBody: Array(Self.story[3].body.serialized()), options: options)
+        try Self.check(viaStart, "4-boarding", against: expected)
+        try Self.check(viaType, "4-boarding", against: expected)
+        // Every presentation of the start push (its alert banner too) on the 440-point phone.
+        let all = try await Self.preview([Self.bareStory[0], Self.bareStory[1]], ["--presentations", "all", "--phone", "440", "--start", start.path])
+        defer { try? FileManager.default.removeItem(at: all.directory) }
+        var wide = options
+        wide.presentations = Presentation.allCases
+        wide.phone = .iPhone440
+        let document = try ActivityPreview.document(apnsBody: Array(Self.story[0].body.serialized()), options: wide)
+        #expect(document.boxes.count == Presentation.allCases.count)
+        try Self.check(all, "1-scheduled", against: document)
+        #expect(all.images["1-scheduled"]?[.lockScreen]?.width == 418 * 3)
+        #expect(try all.page("1-scheduled").contains("the Watch shows: <b>LL 1234</b> tracked"))
     }
 
     /// docs/ui.md's spec examples: one without a tint (the appearance decides its background), one with.
@@ -243,6 +306,13 @@ struct PreviewCommandErrorTests {
             (["preview", good, "--out", blocker], 1, "'--out' \(blocker) is a file, not a directory"),
             (["preview", good, "--out", blocker + "/sub"], 1, "cannot make the '--out' directory \(blocker)/sub"),
             (["preview", good, "--out", out, "--dpi", "2"], 64, "unknown option '--dpi'"),
+            (["preview", good, "--out", out, "--text-size", "huge"], 64, "'--text-size' must be one of xs, s, m, l, xl, xxl, xxxl, ax1"),
+            (["preview", good, "--out", out, "--phone", "390"], 64, "'--phone' must be 393, 402 or 440"),
+            (["preview", good, "--out", out, "--presentations", "lock-screen,lock"], 64, "unknown presentation 'lock'"),
+            (["preview", good, "--out", out, "--attributes", "{}"], 64, "'--attributes' needs '--type'"),
+            (["preview", good, "--out", out, "--start", good, "--type", "FlightAttributes"], 64, "'--start' gives the type and attributes"),
+            (["preview", good, "--out", out, "--start", good], 1, "'--start' \(good): not an APNs body"),
+            (["preview", good, "--out", out, "--type", "FlightAttributes", "--attributes", "[1]"], 1, "'--attributes' is not a JSON object"),
         ]
         for (args, status, message) in cases {
             let result = try await CLI.run(args)

@@ -116,5 +116,15 @@ struct ServeCommandTests {
         // A Lock Screen PNG per step (headless Chromium), in the folder the demo prints.
         let pngs = out.split(separator: "\n").filter { $0.hasPrefix("preview  /") && $0.hasSuffix("-lock-screen.png") }.map { String($0.dropFirst(9)) }
         #expect(pngs.count == 6 && pngs.allSatisfy { FileManager.default.contents(atPath: $0)?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true }, "\(out)")
+        // Each step is drawn at its own moment of the story: boarding after boarding time, the landed
+        // flight hours later (past the stale date the start set), the ended one later still and not stale.
+        #expect(out.contains("preview  step 4 drawn 5 min after boarding time"), "\(out)")
+        #expect(out.contains("preview  step 5 drawn 5 min after landing, stale"), "\(out)")
+        #expect(out.contains("preview  step 6 drawn 30 min after landing, ended"), "\(out)")
+        if pngs.count == 6 {
+            let pages = (1...6).map { try? String(contentsOfFile: URL(fileURLWithPath: pngs[0]).deletingLastPathComponent().path + "/step-\($0).html", encoding: .utf8) }
+            #expect(pages[4]?.contains("Boards in") == false && pages[4]?.contains(">Landed<") == true)  // no boarding countdown once landed
+            #expect(FileManager.default.contents(atPath: pngs[4]) != FileManager.default.contents(atPath: pngs[5]))  // End differs from Landed
+        }
     }
 }

@@ -35,6 +35,11 @@ struct DashboardEventTests {
             let shown = try #require(data["card"]?["activities"]?.arrayValue?.first)
             #expect(shown["contentState"]?["gate"] == "C9")
             #expect(shown["fragments"]?["lock-screen"]?.stringValue?.contains("C9") == true)
+            // The Lock Screen in the dark appearance too, for a page in dark mode; the entry opens to its request.
+            let dark = try #require(shown["fragments"]?["lock-screen-dark"]?.stringValue)
+            #expect(dark.contains("C9") && dark.contains("ll-preview ll-dark") && shown["fragments"]?["lock-screen"]?.stringValue?.contains("ll-light") == true)
+            #expect(data["entry"]?["method"] == "POST" && data["entry"]?["apnsID"]?.stringValue?.isEmpty == false)
+            #expect(data["entry"]?["deliveries"]?.arrayValue?.first?["applied"] == .bool(true))
             #expect(curl.standardOutput.contains("event: activity-updated"))
             curl.send(SIGTERM)
         }

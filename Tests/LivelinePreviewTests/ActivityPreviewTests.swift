@@ -81,9 +81,9 @@ import Testing
         let five = rows.prefix(5).joined(separator: ",")
         let medium = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"padding":16}},"children":[\#(five)]}}"#).box(.lockScreen))
         #expect(medium.height > 84 && medium.height < 160)
-        // A stack's font size applies to the texts in it: four 28-point lines and three 2-point gaps.
+        // A stack's font size applies to the texts in it: four 28-point lines, no gaps (Voltra's stacks space by 0 unless asked).
         let big = try #require(try Self.document(#"{"lockScreen":{"type":"VStack","props":{"style":{"fontSize":28}},"children":[\#(rows.prefix(4).joined(separator: ","))]}}"#).box(.lockScreen))
-        let lines: Double = 4 * 28 * 1.2, gaps: Double = 3 * 2
+        let lines: Double = 4 * 28 * 1.2, gaps: Double = 0
         #expect(big.height == (lines + gaps).rounded(.up))
     }
 
@@ -217,7 +217,7 @@ import Testing
         #expect(lock.contains("data-on=\"true\"") && lock.contains("ll-switch ll-on\" style=\"background:#34C759\""))
         #expect(lock.contains("data-on=\"false\"") && lock.contains("ll-switch\" style=\"background:rgba(120,120,128,0.2)\""))
         #expect(lock.contains("<span class=\"ll-button\" style=\"background:#0088FF;color:#FFFFFF;flex-shrink:0\">"))
-        #expect(lock.contains("<span class=\"ll-button\" style=\"background:none;padding:0;flex-shrink:0\">"))
+        #expect(lock.contains("<span class=\"ll-button\" style=\"background:none;padding:0;font-weight:inherit;flex-shrink:0\">"))
         #expect(lock.contains("data-asset=\"logo\"") && lock.contains("width:30px;height:20px") && lock.contains(">logo</span>"))
         #expect(lock.contains("background:linear-gradient(90deg,#FF383C,#0000FF)"))
     }
@@ -236,8 +236,8 @@ import Testing
         #expect(lock.contains("<div class=\"ll-spacer\" style=\"flex:1 1 0;min-width:8px\"></div>"))
         #expect(lock.contains("<div class=\"ll-h\" style=\"align-items:flex-start\">"))
         #expect(Fixtures.count("height:10px", in: lock) == 3)
-        // Default spacing: 8 between views in a row.
-        #expect(lock.contains(">a</span><i class=\"ll-gap\" style=\"width:8px\"></i><span class=\"ll-text\">b<"))
+        // No spacing by default: Voltra gives its stacks 0, not SwiftUI's 8.
+        #expect(lock.contains(">a</span><span class=\"ll-text\">b<"))
     }
 
     @Test("fonts: size, weight, Inter Display from 20 points, monospaced digits, design")
@@ -245,7 +245,7 @@ import Testing
         let lock = try #require(try Self.document("""
             {"lockScreen":{"type":"VStack","children":[{"type":"Text","props":{"style":{"fontSize":28,"fontWeight":"800"}},"children":"LIS"},
               {"type":"Text","props":{"style":{"fontSize":13,"fontWeight":"bold","fontVariant":["tabular-nums"]}},"children":"12"},
-              {"type":"Text","props":{"style":{"fontFamily":"monospaced"}},"children":"m"}]}}
+              {"type":"Text","props":{"style":{"fontFamily":"Menlo"}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(lock.contains("font-size:28px;font-family:var(--ll-display);font-weight:800"))
         #expect(lock.contains("font-size:13px;font-family:var(--ll-text);font-weight:700;font-variant-numeric:tabular-nums"))
@@ -253,10 +253,10 @@ import Testing
         // A small text inside a large-type stack goes back to the Text face; a named family is kept.
         let nested = try #require(try Self.document("""
             {"lockScreen":{"type":"VStack","props":{"style":{"fontSize":24}},"children":[{"type":"Text","props":{"style":{"fontSize":12}},"children":"s"},
-              {"type":"Text","props":{"style":{"fontFamily":"monospaced","fontSize":30}},"children":"m"}]}}
+              {"type":"Text","props":{"style":{"fontFamily":"Courier","fontSize":30}},"children":"m"}]}}
             """).fragments[.lockScreen])
         #expect(nested.contains("font-size:24px;font-family:var(--ll-display)") && nested.contains("font-size:12px;font-family:var(--ll-text)"))
-        #expect(nested.contains("font-family:var(--ll-mono);font-size:30px\"") || nested.contains("font-size:30px;font-family:var(--ll-mono)"))
+        #expect(nested.contains("font-family:var(--ll-mono);font-weight:400;font-size:30px\""))
         #expect(!nested.contains("font-size:30px;font-family:var(--ll-display)"))
         let css = Stylesheet.css
         #expect(css.contains("--ll-text:-apple-system,BlinkMacSystemFont,\"SF Pro Text\",\"Inter\""))
