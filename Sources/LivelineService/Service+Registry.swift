@@ -64,11 +64,11 @@ extension Service {
         let deviceID = c.param("deviceID")
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
-        let ios = try body.requiredString("iosVersion", maxLength: 20)
+        let ios = try body.requiredString("iosVersion", maxLength: 40)
         let userID = try body.string("userID", maxLength: 200)
         let frequent = try body.bool("frequentUpdates") ?? false
         try body.finish()
-        guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\" or \"17.4.1\", got \"\(ios.prefix(20))\"") }
+        guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\", \"17.4.1\" or \"Version 18.2 (Build 22C152)\", got \"\(ios.prefix(40))\"") }
         let device = DeviceRecord(deviceID: deviceID, bundleID: bundleID, iosVersion: ios, userID: userID, frequentUpdates: frequent, updatedAt: c.now)
         return try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
@@ -159,10 +159,22 @@ extension Service {
 }
 
 /// An iOS version, compared numerically (`17.10` is after `17.2`).
+/// A device's iOS version as apps report it: `UIDevice.current.systemVersion` ("18.2", "17.4.1"),
+/// `ProcessInfo.operatingSystemVersion` joined with dots ("18.2.0"), or
+/// `ProcessInfo.operatingSystemVersionString` ("Version 18.2 (Build 22C152)"), optionally after
+/// "iOS ". Anything else is not a version.
 struct OSVersionNumber: Comparable, Sendable {
     var parts: [Int]
     init?(_ text: String) {
-        let p = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        for prefix in ["Version ", "iOS "] where rest.hasPrefix(prefix) { rest = rest.dropFirst(prefix.count) }
+        if let open = rest.firstIndex(of: " ") {
+            // Only a build in parentheses may follow: "18.2 (Build 22C152)".
+            let tail = rest[open...].trimmingCharacters(in: .whitespaces)
+            guard tail.hasPrefix("(Build "), tail.hasSuffix(")"), tail.count > 8, tail.dropFirst(7).dropLast().allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
+            rest = rest[..<open]
+        }
+        let p = rest.split(separator: ".", omittingEmptySubsequences: false).map { $0.allSatisfy(\.isASCII) && !$0.isEmpty && $0.count <= 3 ? Int($0) : nil }
         guard (1...3).contains(p.count), p.allSatisfy({ $0 != nil && $0! >= 0 && $0! < 1000 }) else { return nil }
         parts = p.map { $0! }
     }
