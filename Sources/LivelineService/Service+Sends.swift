@@ -43,6 +43,14 @@ extension Service {
                        findings: [LintFinding(.error, .invalidPayload, path: "aps.content-state", why)])
     }
 
+    /// A Voltra start whose `name` is not the activity id: VoltraAttributes keeps only `name` and
+    /// `deepLinkUrl` on the device, and Voltra's app reports tokens and taps under the name, so
+    /// updates to the activity id would reach no phone.
+    private func refuseVoltraNameMismatch(_ type: String, _ attributes: JSONObject, activityID: String) throws {
+        guard type == VoltraAttributes.attributesType, let name = attributes["name"]?.stringValue, name != activityID else { return }
+        throw APIError.invalid("attributes.name", "is \"\(name.prefix(200))\" but the activity id is \(activityID): Voltra's app reports tokens and taps under the name, so updates to \(activityID) would reach no phone; start it as /v1/activities/\(name.prefix(200))/start (or leave name out)")
+    }
+
     /// `uiJsonData` of a VoltraAttributes content state, decoded as Voltra's extension decodes it:
     /// what it cannot decode, it drops (the update never shows).
     private func refuseWhatTheDeviceDrops(_ state: JSONObject, type: String) throws {
@@ -108,6 +116,7 @@ extension Service {
             throw APIError(422, "unknown-attributes-type", "attributesType \(typeName) is not registered; known: \(schemas.keys.sorted().joined(separator: ", ")) (add a schema file with schemaFiles)", field: "attributesType")
         }
         guard var attrs = attributes else { throw APIError.invalid("attributes", "is required") }
+        try refuseVoltraNameMismatch(typeName, attrs, activityID: activityID)
         if attrs[ActivitySchema.activityIDKey] != nil { throw APIError.invalid("attributes.\(ActivitySchema.activityIDKey)", "is reserved: the service sets it to the activity id") }
         attrs = try ContentEncoder.encode(.object(attrs), as: schema.attributes, path: "attributes").objectValue ?? attrs
         attrs[ActivitySchema.activityIDKey] = .string(activityID)

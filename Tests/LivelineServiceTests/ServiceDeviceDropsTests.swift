@@ -45,6 +45,30 @@ struct ServiceDeviceDropsTests {
         #expect(r.status == 202, "\(r.json)")
     }
 
+    @Test("a Voltra start whose name is not the activity id is refused, naming both; with the name as the id it is sent")
+    func voltraName() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        let token = try #require(f.simulator.app(ServiceFixture.bundle, on: "phone-1")?.pushToStartTokens["VoltraAttributes"])
+        #expect(try await f.app.call("PUT", "/v1/devices/phone-1/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
+        let layout = try JSONValue.parse(Array(#"{"lockScreen": {"type": "Text", "children": "Hello"}}"#.utf8))
+        let state = try VoltraPayload.contentState(layoutJSON: layout.serialized(), mode: .fanOut)
+        func start(_ id: String) async throws -> Reply {
+            try await f.admin.call("POST", "/v1/activities/\(id)/start", json: [
+                "attributesType": "VoltraAttributes", "attributes": ["name": "some-name", "deepLinkUrl": "app://some-deep-link-url"],
+                "contentState": .object(state), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": ["phone-1"]]])
+        }
+        let mismatch = try await start("ride-7")
+        #expect(mismatch.status == 400, "\(mismatch.json)")
+        #expect(mismatch.json["error"]?["field"]?.stringValue == "attributes.name")
+        #expect(mismatch.json["error"]?["message"]?.stringValue?.contains("/v1/activities/some-name/start") == true, "\(mismatch.json)")
+        let matching = try await start("some-name")
+        #expect(matching.status == 202, "\(matching.json)")
+        _ = try await f.settled("some-name")
+        #expect(f.deviceActivity("some-name", on: "phone-1") != nil, "the phone knows the activity by the name the server used")
+    }
+
     @Test("a root array with nothing to show is an error, not an empty layout")
     func emptyRootArray() throws {
         for empty in ["[]", "[{}]"] {
