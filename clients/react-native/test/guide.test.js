@@ -15,51 +15,16 @@
 // `endFlightActivity` ends it on the phone and deletes the token. The guide's backend route
 // `/flight-update` is the one line docs/from-the-guide.md gives it: POST /v1/activities/{id}/update.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLivelineClient, memoryStorage } from '../index.js';
+import { bundle, referenceDate, repo, schemaFile, startWorld, within } from './liveline-world.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '../../..');
-const binary = process.env.LIVELINE_BIN ?? resolve(repo, '.build/debug/liveline');
-const schemaFile = resolve(repo, 'Examples/FlightTracker/FlightActivityAttributes.schema.json');
-const bundle = 'com.example.flights';
 const type = 'FlightActivityAttributes';
-const referenceDate = 978307200; // 2001-01-01 in Unix seconds: ActivityKit's dates count from it
-
-/** Starts a liveline command; resolves with its output once it printed "Ready.", or fails by the deadline. */
-function launch(args, env = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`liveline ${args[0]} not ready within 30 s:\n${out}`)); }, 30_000);
-    const onData = (chunk) => {
-      out += chunk.toString();
-      if (out.includes('Ready.')) { clearTimeout(timer); resolvePromise({ child, out }); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { if (!out.includes('Ready.')) { clearTimeout(timer); reject(new Error(`liveline ${args[0]} exited (${code}):\n${out}`)); } });
-  });
-}
-
-async function stop(child) {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** `promise`, or a failure naming `what` after `ms`. */
-function within(what, promise, ms = 10_000) {
-  let timer;
-  const deadline = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms); });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
 
 /** The guide's code, made runnable by node (see the header), imported fresh. */
 async function loadGuide(directory) {
@@ -109,49 +74,8 @@ function renderer() {
 
 let world;
 
-before(async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'liveline-guide-'));
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' });
-  writeFileSync(join(directory, 'key.p8'), pem);
-  writeFileSync(join(directory, 'simulator.json'), JSON.stringify({
-    environment: 'sandbox',
-    keys: [{ keyID: 'KEY0000001', teamID: 'TEAM000001', p8: 'key.p8' }],
-    apps: [{ bundleID: bundle, teamID: 'TEAM000001' }],
-    devices: [{ id: 'phone', name: 'iPhone 16', iOS: '18.2', apps: [{ bundleID: bundle, activityTypes: [schemaFile] }] }],
-  }));
-  const simulator = await launch(['simulator', '--config', join(directory, 'simulator.json'), '--port', '0', '--state-dir', join(directory, 'sim'),
-    '--dashboard', '--dashboard-port', '0']);
-  const apns = /listening on https:\/\/(\S+)/.exec(simulator.out)[1];
-  const dashboard = /Dashboard: (\S+)/.exec(simulator.out)[1].replace(/\/$/, '');
-  const ca = /CA file: (\S+)/.exec(simulator.out)[1];
-  const serve = await launch(['serve', '--port', '0', '--database', join(directory, 'liveline.db'), '--apns-host', apns, '--ca-file', ca],
-    { LIVELINE_SCHEMA_FILES: schemaFile });
-  const url = /listening on (\S+)/.exec(serve.out)[1];
-  const admin = /keep it\): (\S+)/.exec(serve.out)[1];
-  const call = async (base, method, path, body, key) => {
-    const headers = { 'content-type': 'application/json' };
-    if (key) headers.Authorization = `Bearer ${key}`;
-    const response = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : null };
-  };
-  const registered = await call(url, 'POST', '/v1/apps', { bundleID: bundle, teamID: 'TEAM000001', keyID: 'KEY0000001', key: pem, environment: 'sandbox' }, admin);
-  assert.equal(registered.status, 201, JSON.stringify(registered.json));
-  const appKey = (await call(url, 'POST', '/v1/keys', { scope: 'app' }, admin)).json.key;
-  world = {
-    directory, simulator: simulator.child, serve: serve.child, url, admin, appKey,
-    service: (method, path, body) => call(url, method, path, body, admin),
-    phone: (method, path, body) => call(dashboard, method, path, body),
-  };
-});
-
-after(async () => {
-  if (!world) return;
-  await stop(world.serve);
-  await stop(world.simulator);
-  rmSync(world.directory, { recursive: true, force: true });
-});
+before(async () => { world = await startWorld([schemaFile]); });
+after(async () => { await world?.close(); });
 
 test('the copies of the guide are the guide, verbatim', (t) => {
   const seeds = [resolve(repo, '../shared/seeds'), resolve(repo, '../../shared/seeds')].find((d) => existsSync(d));
@@ -191,8 +115,7 @@ test("the guide's App and FlightActivityService start, update and end a flight t
       return { activityId: id, success: true };
     },
     async updateFlightActivity(activityId) {
-      const found = await world.phone('GET', '/simulator/v1/activities');
-      if (!found.json.some((a) => a.id === activityId)) throw Object.assign(new Error(`Activity not found: ${activityId}`), { code: 'NOT_FOUND' });
+      if (!(await world.activity(activityId))) throw Object.assign(new Error(`Activity not found: ${activityId}`), { code: 'NOT_FOUND' });
       return { success: true };
     },
     async endFlightActivity(activityId) {
