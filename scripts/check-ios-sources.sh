@@ -78,27 +78,18 @@ typecheck() {
         || fail "$label (iOS $target) does not type-check"
     echo "check-ios-sources: $label type-checks for iOS $target"
 }
-export -f rewrite
-
 surface=Tests/AppleSDKSurface
-for target in $APP_TARGET; do
-    out=$work/ios$target
-    export TARGET=$target
-    surface_module ActivityKit "$target" "$out" $surface/ActivityKit/*.swift
-    surface_module SwiftUI "$target" "$out" $surface/SwiftUI/*.swift
-    surface_module WidgetKit "$target" "$out" $surface/WidgetKit/*.swift
-    surface_module AppIntents "$target" "$out" $surface/AppIntents/*.swift
-    surface_module React "$target" "$out" $surface/React/*.swift
-    module LivelineCore "$target" "$out" Sources/LivelineCore/*.swift
-    module LivelineKit "$target" "$out" Sources/LivelineKit/*.swift
-done
-# LivelineKit's deployment target is 17.0, and the adapter needs 17.2: every declaration of its own
-# must say so (on Linux the compiler ignores iOS availability), and it is checked at 17.2.
-awk '/^(public |private |fileprivate |internal )?(struct|final class|class|enum|func|extension|actor) / && prev !~ /^@available\(iOS 17\.2, \*\)/ { print FILENAME ":" FNR ": needs @available(iOS 17.2, *): " $0; bad=1 } { prev=$0 } END { exit bad }' \
-    Sources/LivelineKit/ActivityKitAdapter.swift || fail "the adapter's declarations must each be @available(iOS 17.2, *)"
-typecheck LivelineKit "$APP_TARGET" "$work/ios$APP_TARGET" Sources/LivelineKit/*.swift
-export TARGET=$APP_TARGET
 out=$work/ios$APP_TARGET
+for m in ActivityKit SwiftUI WidgetKit AppIntents React; do surface_module $m "$APP_TARGET" "$out" $surface/$m/*.swift; done
+module LivelineCore "$APP_TARGET" "$out" Sources/LivelineCore/*.swift
+
+# LivelineKit's deployment target is $KIT_TARGET, and the adapter needs 17.2: every declaration of
+# its own must say so (on Linux the compiler ignores iOS availability); the module is checked at 17.2.
+awk '/^(public |private |fileprivate |internal )?(struct|final class|class|enum|func|extension|actor) / && prev !~ /^@available\(iOS 17\.2, \*\)/ { print FILENAME ":" FNR ": needs @available(iOS 17.2, *): " $0; bad=1 } { prev=$0 } END { exit bad }' \
+    Sources/LivelineKit/ActivityKitAdapter.swift || fail "the adapter's declarations must each be @available(iOS 17.2, *) (LivelineKit deploys to iOS $KIT_TARGET)"
+module LivelineKit "$APP_TARGET" "$out" Sources/LivelineKit/*.swift
+echo "check-ios-sources: LivelineKit type-checks for iOS $APP_TARGET"
+
 module FlightTrackerShared "$APP_TARGET" "$out" Examples/FlightTracker/Shared/*.swift
 typecheck FlightTrackerApp "$APP_TARGET" "$out" Examples/FlightTracker/App/*.swift Examples/FlightTracker/Widget/FlightIntents.swift
 typecheck FlightTrackerWidget "$APP_TARGET" "$out" Examples/FlightTracker/Widget/*.swift
