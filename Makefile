@@ -25,7 +25,9 @@ test: ## Build and run every test (the store's PostgreSQL half on a throw-away s
 	@scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --skip '$(SERIAL_TESTS)'
 	@scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
 	@scripts/check-readme-examples.sh
+	@scripts/check-ios-sources.sh
 	@if command -v node >/dev/null 2>&1; then node --test clients/react-native/test/client.test.js; else echo "node not found: clients/react-native not tested"; fi
+	@if command -v node >/dev/null 2>&1; then node --test clients/react-native/test/guide*.test.js; else echo "node not found: the guide's JavaScript not tested"; fi
 
 # libFuzzer (with AddressSanitizer) over every parser, FUZZ_SECONDS each; see docs/fuzzing.md.
 # libFuzzer ships with the Swift toolchain: nothing beyond the build's packages is needed.

@@ -31,13 +31,18 @@ public struct FlightAttributes: ActivityAttributes {
     public var destination: String
     public var airline: String
     public var departure: Date
+    /// The service's logical activity id (`ActivitySchema.activityIDKey`), which the service puts into
+    /// every push-to-start. Declared, so that ActivityKit keeps it when it decodes the attributes (a
+    /// type that does not declare it loses it on the device).
+    public var livelineActivityID: String?
 
-    public init(flightNumber: String, origin: String, destination: String, airline: String, departure: Date) {
+    public init(flightNumber: String, origin: String, destination: String, airline: String, departure: Date, livelineActivityID: String? = nil) {
         self.flightNumber = flightNumber
         self.origin = origin
         self.destination = destination
         self.airline = airline
         self.departure = departure
+        self.livelineActivityID = livelineActivityID
     }
 }
 

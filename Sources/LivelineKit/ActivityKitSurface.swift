@@ -61,3 +61,18 @@ extension LiveActivityAuthorization {
     public var areActivitiesEnabled: Bool { true }
     public var activityEnablementUpdates: AsyncStream<Bool> { AsyncStream { $0.finish() } }
 }
+
+/// The device, as the service's `PUT /v1/devices` wants it described.
+public enum LivelineDevice {
+    /// The OS version as `UIDevice.current.systemVersion` writes it ("18.2", "17.4.1": the patch
+    /// only when it is not 0), from `ProcessInfo` (Foundation only, so LivelineKit needs no UIKit).
+    /// Not `operatingSystemVersionString`, which is prose ("Version 18.2 (Build 22C152)").
+    public static var systemVersion: String { systemVersion(ProcessInfo.processInfo.operatingSystemVersion) }
+
+    /// `systemVersion` for a given version.
+    public static func systemVersion(_ version: OperatingSystemVersion) -> String {
+        var text = "\(version.majorVersion).\(version.minorVersion)"
+        if version.patchVersion != 0 { text += ".\(version.patchVersion)" }
+        return text
+    }
+}

@@ -12,14 +12,14 @@ extension Service {
     func createInstallation(_ c: RequestContext) async throws -> Answer {
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
-        let ios = try body.requiredString("iosVersion", maxLength: 20)
+        let raw = try body.requiredString("iosVersion", maxLength: 40)
         let frequent = try body.bool("frequentUpdates") ?? false
         var claim = try body.object("claim")
         let claimDevice = try claim?.requiredString("deviceID", maxLength: 200)
         let claimToken = try claim?.requiredString("token", maxLength: 400)
         try claim?.finish()
         try body.finish()
-        guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\" or \"17.4.1\", got \"\(ios.prefix(20))\"") }
+        let ios = try OSVersionNumber.field(raw)
         if let claimDevice { try Self.checkPathParameter("claim.deviceID", claimDevice) }
         if let claimToken { try Self.checkToken(claimToken, field: "claim.token") }
         let made = InstallationAuthority.make(bundleID: bundleID, now: c.now)

@@ -83,12 +83,12 @@ extension Service {
         let deviceID = try ownDevice(c, c.param("deviceID"))
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
-        let ios = try body.requiredString("iosVersion", maxLength: 20)
+        let raw = try body.requiredString("iosVersion", maxLength: 40)
         let userID = try body.string("userID", maxLength: 200)
         let userToken = try body.string("userToken", maxLength: 4096)
         let frequent = try body.bool("frequentUpdates") ?? false
         try body.finish()
-        guard OSVersionNumber(ios) != nil else { throw APIError.invalid("iosVersion", "must be a version like \"18.2\" or \"17.4.1\", got \"\(ios.prefix(20))\"") }
+        let ios = try OSVersionNumber.field(raw)
         let installation = c.installation
         if let installation, installation.bundleID != bundleID {
             throw APIError.invalid("bundleID", "this installation belongs to \(installation.bundleID), not \(bundleID.prefix(155))")
@@ -204,14 +204,36 @@ extension Service {
 }
 
 /// An iOS version, compared numerically (`17.10` is after `17.2`).
+/// A device's iOS version as apps report it: `UIDevice.current.systemVersion` ("18.2", "17.4.1"),
+/// `ProcessInfo.operatingSystemVersion` joined with dots ("18.2.0"), or
+/// `ProcessInfo.operatingSystemVersionString` ("Version 18.2 (Build 22C152)"), optionally after
+/// "iOS ". Anything else is not a version.
 struct OSVersionNumber: Comparable, Sendable {
     var parts: [Int]
     init?(_ text: String) {
-        let p = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        for prefix in ["Version ", "iOS "] where rest.hasPrefix(prefix) { rest = rest.dropFirst(prefix.count) }
+        if let open = rest.firstIndex(of: " ") {
+            // Only a build in parentheses may follow: "18.2 (Build 22C152)".
+            let tail = rest[open...].trimmingCharacters(in: .whitespaces)
+            guard tail.hasPrefix("(Build "), tail.hasSuffix(")"), tail.count > 8, tail.dropFirst(7).dropLast().allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
+            rest = rest[..<open]
+        }
+        let p = rest.split(separator: ".", omittingEmptySubsequences: false).map { $0.allSatisfy(\.isASCII) && !$0.isEmpty && $0.count <= 3 ? Int($0) : nil }
         guard (1...3).contains(p.count), p.allSatisfy({ $0 != nil && $0! >= 0 && $0! < 1000 }) else { return nil }
         parts = p.map { $0! }
     }
     init(_ major: Int, _ minor: Int) { parts = [major, minor] }
+    /// `"18.2"`: what the service stores, whichever form the device sent.
+    var text: String { parts.map(String.init).joined(separator: ".") }
+
+    /// The `iosVersion` of a request body, stored as `text`, or the 400 that names the forms taken.
+    static func field(_ raw: String) throws(APIError) -> String {
+        guard let version = OSVersionNumber(raw) else {
+            throw APIError.invalid("iosVersion", "must be a version like \"18.2\", \"17.4.1\" or \"Version 18.2 (Build 22C152)\", got \"\(raw.prefix(40))\"")
+        }
+        return version.text
+    }
     static func < (a: OSVersionNumber, b: OSVersionNumber) -> Bool {
         for i in 0..<3 {
             let x = i < a.parts.count ? a.parts[i] : 0, y = i < b.parts.count ? b.parts[i] : 0

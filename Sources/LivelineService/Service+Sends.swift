@@ -26,7 +26,42 @@ extension Service {
         }
         guard let schema else { return (state, false) }
         let encoded = try ContentEncoder.encode(.object(state), as: schema.contentState, path: "contentState")
+        try refuseWhatTheDeviceDrops(encoded.objectValue ?? state, type: schema.name)
         return (encoded.objectValue, false)
+    }
+
+    // MARK: Refused, not queued: what the device would drop (the app half's rules, in one place)
+
+    /// A typed `contentState` for an activity whose type the service does not know: the device
+    /// decodes it with a type nobody has checked it against, so it is refused instead of answered 202.
+    private func refuseUnknownType(_ activity: ActivityRecord, typed: Bool) throws {
+        guard typed, schemas[activity.attributesType] == nil else { return }
+        let why = activity.attributesType.isEmpty
+            ? "activity \(activity.activityID) was registered without an attributesType, so the service cannot check a contentState against it (register its token with \"attributesType\", or start it here)"
+            : "activity \(activity.activityID) is a \(activity.attributesType), a type the service has no schema for (add one with schemaFiles); known: \(schemas.keys.sorted().joined(separator: ", "))"
+        throw APIError(422, "unknown-attributes-type", why, field: "contentState",
+                       findings: [LintFinding(.error, .invalidPayload, path: "aps.content-state", why)])
+    }
+
+    /// A Voltra start whose `name` is not the activity id: VoltraAttributes keeps only `name` and
+    /// `deepLinkUrl` on the device, and Voltra's app reports tokens and taps under the name, so
+    /// updates to the activity id would reach no phone.
+    private func refuseVoltraNameMismatch(_ type: String, _ attributes: JSONObject, activityID: String) throws {
+        guard type == VoltraAttributes.attributesType, let name = attributes["name"]?.stringValue, name != activityID else { return }
+        throw APIError.invalid("attributes.name", "is \"\(name.prefix(200))\" but the activity id is \(activityID): Voltra's app reports tokens and taps under the name, so updates to \(activityID) would reach no phone; start it as /v1/activities/\(name.prefix(200))/start (or leave name out)")
+    }
+
+    /// `uiJsonData` of a VoltraAttributes content state, decoded as Voltra's extension decodes it:
+    /// what it cannot decode, it drops (the update never shows).
+    private func refuseWhatTheDeviceDrops(_ state: JSONObject, type: String) throws {
+        guard type == VoltraAttributes.attributesType, let data = state["uiJsonData"]?.stringValue else { return }
+        do {
+            _ = try VoltraDecoder.decode(base64: data)
+        } catch {
+            let message = "contentState.uiJsonData: the device cannot decode it and drops the update: \(error)"
+            throw APIError(422, "invalid-ui", message, field: "contentState.uiJsonData",
+                           findings: [LintFinding(.error, .invalidPayload, path: "aps.content-state.uiJsonData", message)])
+        }
     }
 
     private func alert(_ body: inout JSONBody) throws -> Alert? {
@@ -84,6 +119,7 @@ extension Service {
             throw APIError(422, "unknown-attributes-type", "attributesType \(typeName) is not registered; known: \(schemas.keys.sorted().joined(separator: ", ")) (add a schema file with schemaFiles)", field: "attributesType")
         }
         guard var attrs = attributes else { throw APIError.invalid("attributes", "is required") }
+        try refuseVoltraNameMismatch(typeName, attrs, activityID: activityID)
         if attrs[ActivitySchema.activityIDKey] != nil { throw APIError.invalid("attributes.\(ActivitySchema.activityIDKey)", "is reserved: the service sets it to the activity id") }
         attrs = try ContentEncoder.encode(.object(attrs), as: schema.attributes, path: "attributes").objectValue ?? attrs
         attrs[ActivitySchema.activityIDKey] = .string(activityID)
@@ -183,6 +219,8 @@ extension Service {
         let activity = try store.write { try $0.activity(activityID) }
         guard let activity else { throw APIError.notFound("activity \(activityID) is not known: start it, or register a token for it") }
         let schema = schemas[activity.attributesType]
+        var probe = body
+        try refuseUnknownType(activity, typed: probe.value("contentState") != nil)
         let (state, _) = try content(&body, schema: schema, required: event == .update)
         try body.finish()
         let sendAt = max(at ?? c.now, c.now)

@@ -12,13 +12,17 @@ public struct ActivityType: Sendable {
     public let name: String
     private let checkAttributes: @Sendable (JSONValue) -> String?
     private let checkContentState: @Sendable (JSONValue) -> String?
+    /// The attributes as the app reads them back: decoded into the type, so keys it does not
+    /// declare are gone (ActivityKit's `JSONDecoder` ignores them, and nothing keeps them).
+    private let keptAttributes: @Sendable (JSONValue) -> JSONValue
 
     /// Registers a Swift type: attributes decode into `A`, content states into `A.ContentState`.
     public static func type<A: ActivityAttributes>(_: A.Type) -> ActivityType {
         ActivityType(
             name: A.attributesType,
             checkAttributes: { json in decodeError(A.self, json, field: "attributes") },
-            checkContentState: { json in decodeError(A.ContentState.self, json, field: "content-state") })
+            checkContentState: { json in decodeError(A.ContentState.self, json, field: "content-state") },
+            keptAttributes: { json in roundTrip(A.self, json) })
     }
 
     /// Registers a type by its schema.
@@ -26,7 +30,8 @@ public struct ActivityType: Sendable {
         ActivityType(
             name: schema.name,
             checkAttributes: { json in firstError(schema.checkAttributes(json, path: "attributes")) },
-            checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) })
+            checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) },
+            keptAttributes: { json in declaredOnly(json, schema.attributes) })
     }
 
     /// Voltra's `VoltraAttributes` (LivelineUI): attributes `{name, deepLinkUrl?}`, content state
@@ -43,13 +48,16 @@ public struct ActivityType: Sendable {
             } catch {
                 return "content-state.uiJsonData: \(error)"
             }
-        })
+        },
+        keptAttributes: { json in roundTrip(VoltraAttributes.self, json) })
 
-    /// A type with checks of your own: each closure returns `nil` when the JSON decodes, else the error.
+    /// A type with checks of your own: each closure returns `nil` when the JSON decodes, else the
+    /// error. `kept` is what the app reads back of the attributes (by default all of them).
     public static func custom(
-        name: String, attributes: @escaping @Sendable (JSONValue) -> String?, contentState: @escaping @Sendable (JSONValue) -> String?
+        name: String, attributes: @escaping @Sendable (JSONValue) -> String?, contentState: @escaping @Sendable (JSONValue) -> String?,
+        kept: @escaping @Sendable (JSONValue) -> JSONValue = { $0 }
     ) -> ActivityType {
-        ActivityType(name: name, checkAttributes: attributes, checkContentState: contentState)
+        ActivityType(name: name, checkAttributes: attributes, checkContentState: contentState, keptAttributes: kept)
     }
 
     /// `nil` when `attributes` decodes, else the decoding error as a device would report it.
@@ -58,10 +66,31 @@ public struct ActivityType: Sendable {
     /// `nil` when `state` decodes, else the decoding error.
     public func contentStateError(_ state: JSONValue) -> String? { checkContentState(state) }
 
-    private init(name: String, checkAttributes: @escaping @Sendable (JSONValue) -> String?, checkContentState: @escaping @Sendable (JSONValue) -> String?) {
+    /// The attributes an activity keeps once the device has decoded them (call after
+    /// `attributesError` returned nil): the keys the type declares. A key it does not declare, such
+    /// as the service's `livelineActivityID`, is dropped as ActivityKit drops it.
+    public func decodedAttributes(_ attributes: JSONValue) -> JSONValue { keptAttributes(attributes) }
+
+    private init(name: String, checkAttributes: @escaping @Sendable (JSONValue) -> String?, checkContentState: @escaping @Sendable (JSONValue) -> String?,
+                 keptAttributes: @escaping @Sendable (JSONValue) -> JSONValue) {
         self.name = name
         self.checkAttributes = checkAttributes
         self.checkContentState = checkContentState
+        self.keptAttributes = keptAttributes
+    }
+
+    /// Decoded into `T` and encoded again, with the default coders as ActivityKit has them.
+    private static func roundTrip<T: Codable>(_ type: T.Type, _ json: JSONValue) -> JSONValue {
+        guard let value = try? JSONDecoder().decode(type, from: Data(json.serialized())),
+              let data = try? JSONEncoder().encode(value), let back = try? JSONValue.parse(Array(data)) else { return json }
+        return back
+    }
+
+    /// The members `type` declares (an object type); any other value as it is.
+    private static func declaredOnly(_ json: JSONValue, _ type: ActivitySchema.FieldType) -> JSONValue {
+        guard case .object(let fields) = type, case .object(let object) = json else { return json }
+        let declared = Set(fields.map(\.name))
+        return .object(JSONObject(object.filter { declared.contains($0.key) }))
     }
 
     private static func firstError(_ findings: [LintFinding]) -> String? {

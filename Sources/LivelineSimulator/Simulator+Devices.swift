@@ -136,7 +136,7 @@ extension Simulator {
                 throw SimulatorError(.targetMaximumExceeded, "\(bundleID) already has \(running) activities on \"\(deviceID)\"; the limit is \(s.config.deviceRules.maxActivitiesPerApp)")
             }
             let id = s.createActivity(
-                deviceID: deviceID, bundleID: bundleID, type: attributesType, attributes: attributes, state: contentState, startedBy: "app",
+                deviceID: deviceID, bundleID: bundleID, type: attributesType, attributes: type.decodedAttributes(attributes), state: contentState, startedBy: "app",
                 lastTimestamp: 0, staleDate: staleDate, relevance: relevanceScore, issueToken: pushMode == .token, channel: channel, alert: nil, now: now)
             return s.activities[id]!.snapshot
         }

@@ -5,6 +5,7 @@ import LivelineCore
 /// `POST /simulator/v1/devices`, `POST /simulator/v1/clock/advance`,
 /// `POST /simulator/v1/activities/{id}/tap|open-link|rotate-token|end|dismiss`,
 /// `POST /simulator/v1/devices/{id}/rotate-push-to-start|frequent-updates`,
+/// `POST /simulator/v1/devices/{id}/activities` (the app starts an activity, as `Activity.request` does),
 /// `GET /simulator/v1/devices/{id}/journal`. Errors are `{"error": {"code", "message"}}`.
 extension SimulatorControl {
     /// A status and its JSON body.
@@ -20,7 +21,7 @@ extension SimulatorControl {
         let route = Array(parts.dropFirst(3))
         let expected: String
         switch (route.count, route.first, route.count > 2 ? route[2] : "") {
-        case (1, "devices", _) where method == "POST", (2, "clock", _), (3, "activities", _), (3, "devices", "rotate-push-to-start"), (3, "devices", "frequent-updates"):
+        case (1, "devices", _) where method == "POST", (2, "clock", _), (3, "activities", _), (3, "devices", "rotate-push-to-start"), (3, "devices", "frequent-updates"), (3, "devices", "activities"):
             expected = "POST"
         case (3, "devices", "journal"):
             expected = "GET"
@@ -52,6 +53,16 @@ extension SimulatorControl {
             try input.finish()
             let device = try addDevice(name: name, osVersion: version, bundleID: bundleID, activityTypes: types, supportsFrequentUpdates: frequent)
             return Answer(status: 201, json: simulator.devicesJSON().arrayValue?.first { $0["id"]?.stringValue == device.id } ?? .null)
+        case ("devices", let id, "activities"):
+            // The app on the device calls Activity.request(attributes:content:pushType: .token): the
+            // attributes and content state as ActivityKit encodes them (dates in seconds since 2001).
+            guard let bundleID = try input.string("bundleID") else { throw SimulatorError(.invalidConfiguration, "\"bundleID\" is required") }
+            guard let type = try input.string("attributesType") else { throw SimulatorError(.invalidConfiguration, "\"attributesType\" is required") }
+            guard let attributes = input.value("attributes"), attributes.objectValue != nil else { throw SimulatorError(.invalidConfiguration, "\"attributes\" must be an object") }
+            guard let state = input.value("contentState"), state.objectValue != nil else { throw SimulatorError(.invalidConfiguration, "\"contentState\" must be an object") }
+            try input.finish()
+            let started = try simulator.startActivity(on: id, bundleID: bundleID, attributesType: type, attributes: attributes, contentState: state)
+            return Answer(status: 201, json: simulator.activitiesJSON().arrayValue?.first { $0["id"]?.stringValue == started.id } ?? .null)
         case ("clock", "advance", _):
             guard let seconds = try input.number("seconds") else { throw SimulatorError(.invalidConfiguration, "\"seconds\" is required (a number of seconds to move the clock forward)") }
             try input.finish()

@@ -93,7 +93,10 @@ public final class SimulatorControl: Sendable {
                 carried = ["value": .bool(value)]
             }
         }
-        let logical = activity.attributes[ActivitySchema.activityIDKey]?.stringValue ?? activityID
+        // What the app reports the tap under: the logical id its attributes declare, Voltra's activity
+        // name (its app knows activities by name), else the device's activity id.
+        let voltraName = activity.attributesType == ActivityType.voltra.name ? activity.attributes["name"]?.stringValue : nil
+        let logical = activity.attributes[ActivitySchema.activityIDKey]?.stringValue ?? voltraName ?? activityID
         var interaction = SimulatorInteraction(
             sequence: 0, time: simulator.clock.now, deviceID: activity.deviceID, activityID: activityID, logicalActivityID: logical,
             kind: kind, action: action, value: value, payload: carried, idempotencyKey: UUID().uuidString, forwarding: .notConfigured)

@@ -120,7 +120,7 @@ extension SimulatorState {
             return drop(deviceID, nil, .targetMaximumExceeded, "\(bundleID) already has \(running) activities; the per-app limit is \(config.deviceRules.maxActivitiesPerApp)")
         }
         let id = createActivity(
-            deviceID: deviceID, bundleID: bundleID, type: typeName, attributes: .object(attributes), state: .object(state),
+            deviceID: deviceID, bundleID: bundleID, type: typeName, attributes: type.decodedAttributes(.object(attributes)), state: .object(state),
             startedBy: "push", lastTimestamp: timestamp.timeIntervalSince1970, staleDate: push.staleDate,
             relevance: push.relevanceScore, issueToken: issueToken, channel: channel, alert: json["aps"]?["alert"], now: now)
         if let channel, let stored = channels[channel]?.stored, stored.expiresAt > now {

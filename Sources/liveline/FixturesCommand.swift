@@ -221,11 +221,13 @@ enum FixturePipeline {
         let states = FixtureStates.contentStates(schema)
         for (index, attributes) in FixtureStates.attributes(schema).enumerated() {
             let activityID = "fixture-\(index)"
+            let before = Set(simulator.activities().map(\.id))
             let start = try await admin.expect("POST", "/v1/activities/\(activityID)/start", [
                 "attributesType": .string(schema.name), "attributes": attributes.value, "contentState": states[0].value, "alert": ["title": "Fixture", "body": .string(attributes.name)],
                 "audience": ["deviceIDs": ["phone"]]])
             try await settled(admin, activityID, what: "the start with attributes '\(attributes.name)'", sendID: start["sendIDs"]?.arrayValue?.first)
-            guard let activity = simulator.activities().last(where: { $0.attributes[ActivitySchema.activityIDKey]?.stringValue == activityID }) else {
+            // The new activity on the phone (the device drops the service's key unless the type declares it).
+            guard let activity = simulator.activities().last(where: { $0.deviceID == "phone" && !before.contains($0.id) }) else {
                 throw CLIError(message: "the phone did not start an activity with attributes '\(attributes.name)' (it could not decode them): \(simulator.log().last.map { "\($0.verdict)" } ?? "")")
             }
             var received = activity.attributes

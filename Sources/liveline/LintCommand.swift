@@ -36,7 +36,7 @@ enum LintCommand: LivelineCommand {
             try DateArgument.parse(t, option: "previous-timestamp", now: now, helpPath: spec.path)
         }
         let linter = Linter(schemas: Array(PayloadBuilder.builtInSchemas.values), schema: try PayloadBuilder.schema(arguments), now: now, previousTimestamp: previous)
-        let findings = linter.lint(body: body)
+        let findings = linter.lint(body: body) + PayloadBuilder.voltraFindings(body, schema: try PayloadBuilder.schema(arguments))
         let errors = findings.filter { $0.severity == .error }.count
         if arguments.flag("json") {
             let list = JSONValue.array(findings.map {

@@ -198,6 +198,23 @@ enum PayloadBuilder {
         return touched ? alert : nil
     }
 
+    /// A Voltra content state's `uiJsonData`, decoded as Voltra's extension decodes it: an error
+    /// when the device could not, and would drop the push. Voltra's when the push names
+    /// `VoltraAttributes`, the schema is Voltra's, or the content state carries `uiJsonData`.
+    static func voltraFindings(_ body: JSONValue, schema: ActivitySchema?) -> [LintFinding] {
+        guard let aps = body["aps"], let data = aps["content-state"]?["uiJsonData"] else { return [] }
+        let path = "aps.content-state.uiJsonData"
+        guard let text = data.stringValue else {
+            return [LintFinding(.error, .wrongType, path: path, "expected the string renderLiveActivityToString returns, got \(data.typeName); the device drops the push")]
+        }
+        do {
+            _ = try VoltraDecoder.decode(base64: text)
+            return []
+        } catch {
+            return [LintFinding(.error, LintFinding.Code(rawValue: "invalid-ui"), path: path, "the device cannot decode it and drops the push: \(error)")]
+        }
+    }
+
     /// Validates the request and lints its body; throws a `CLIError` listing every error.
     ///
     /// - Returns: the body bytes and the lint warnings.
@@ -209,7 +226,7 @@ enum PayloadBuilder {
             throw CLIError(message: error.message)
         }
         let linter = Linter(schemas: Array(builtInSchemas.values), schema: built.schema, now: now)
-        let findings = linter.lint(body: built.request.body).filter { $0.code != .invalidPayload }
+        let findings = linter.lint(body: built.request.body).filter { $0.code != .invalidPayload } + voltraFindings(built.request.body, schema: built.schema)
         let errors = findings.filter { $0.severity == .error }
         if !errors.isEmpty {
             throw CLIError(message: "the content does not match its schema:\n" + errors.map { "  \($0)" }.joined(separator: "\n"))

@@ -19,7 +19,7 @@ struct BackendEndToEndTests {
     static let bundle = "com.example.flights"
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("start by push-to-start to user ana, gate, delay, boarding, end: the service records each, the phone shows the last")
+    @Test("start by push-to-start to user ana, gate change, boarding, end: the service records each, the phone shows the last")
     func flightDay() async throws {
         let directory = NSTemporaryDirectory() + "liveline-example-e2e-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -29,7 +29,7 @@ struct BackendEndToEndTests {
         setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
         let simulator = try setup.makeSimulator()
         _ = simulator.addDevice(name: "iPhone 16", osVersion: "18.2", id: "ana-iphone")
-        _ = try simulator.install(Self.bundle, on: "ana-iphone", activityTypes: [.schema(FlightActivityAttributes.schema)])
+        _ = try simulator.install(Self.bundle, on: "ana-iphone", activityTypes: [.type(FlightActivityAttributes.self)])
         let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
 
         var config = ServiceConfiguration()
@@ -54,17 +54,21 @@ struct BackendEndToEndTests {
         }
 
         // Ana's phone launches the app: LivelineKit registers the device under her user id and its push-to-start token.
+        // As the example app does: iosVersion as UIDevice writes it, the logical id from the flight
+        // (the guide's type has no livelineActivityID, and the device drops the key).
         let app = try SimulatedPhoneApp(
-            device: DeviceRegistration(deviceID: "ana-iphone", bundleID: Self.bundle, iosVersion: "18.2", userID: "ana"),
+            device: DeviceRegistration(deviceID: "ana-iphone", bundleID: Self.bundle,
+                                       iosVersion: LivelineDevice.systemVersion(OperatingSystemVersion(majorVersion: 18, minorVersion: 2, patchVersion: 0)), userID: "ana"),
             attributesTypes: [FlightActivityAttributes.attributesType],
-            client: client, directory: URL(fileURLWithPath: directory + "/app"))
+            client: client, directory: URL(fileURLWithPath: directory + "/app"),
+            configure: { $0.logicalID = { FlightActivityAttributes.logicalID(attributes: $0.attributes) } })
         let launched = await app.launch(simulator)
         #expect(launched.remaining == 0 && launched.dropped.isEmpty, "\(launched)")
 
         // The backend script, a real process; while it runs, the phone's app looks at what ActivityKit gives it.
         let departureDate = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 2 * 3600) / 60).rounded(.down) * 60)
         let departure = ISO8601DateFormatter().string(from: departureDate)
-        let id = "flight-LL1234-" + ISO8601DateFormatter.string(from: departureDate, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let id = "flight-GA2025-" + ISO8601DateFormatter.string(from: departureDate, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
         let backend = try RunningProcess.start(BuiltProduct.path("flight-tracker-backend"), ["--user", "ana", "--departure", departure],
                                                environment: ["LIVELINE_URL": server.url, "LIVELINE_ADMIN_KEY": admin, "PATH": "/usr/bin:/bin"],
                                                keepStandardError: true)
@@ -85,7 +89,7 @@ struct BackendEndToEndTests {
         // The service: every push of the day reached a final state, sent, to the token the app registered.
         let settled = try await Self.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin).json
         let deliveries = settled["deliveries"]?.arrayValue ?? []
-        #expect(deliveries.map { $0["event"]?.stringValue ?? "?" }.sorted() == ["end", "start", "update", "update", "update"], "\(deliveries)")
+        #expect(deliveries.map { $0["event"]?.stringValue ?? "?" }.sorted() == ["end", "start", "update", "update"], "\(deliveries)")
         // The start and the end are sent. Of the updates, the newest is sent; an older one still
         // queued when a newer one came is superseded (only the newest content matters on a Lock
         // Screen), which happens when the machine is slow and the script is not.
@@ -100,11 +104,12 @@ struct BackendEndToEndTests {
         #expect(activities.count == 1)
         let activity = try #require(activities.first)
         let attributes = try activity.attributes.decode(FlightActivityAttributes.self)
-        #expect(attributes.livelineActivityID == id)
-        #expect(attributes.flightNumber == "LL 1234")
+        #expect(activity.attributes[ActivitySchema.activityIDKey] == nil, "the device dropped the key the type does not declare")
+        #expect(FlightActivityAttributes.logicalID(attributes: activity.attributes) == id)
+        #expect(attributes.flightNumber == "GA 2025")
         let shown = try activity.contentState.decode(FlightActivityAttributes.ContentState.self)
-        #expect(shown.status == .departed)
-        #expect(shown.gate == FlightActivityAttributes.story(departure: departureDate).last?.state.gate)
+        #expect(shown.flightStatus == "Departed")
+        #expect(shown.gateNumber == FlightActivityAttributes.story(departure: departureDate).last?.state.gateNumber)
         #expect(activity.state == .ended, "\(activity.state)")
         #expect(activity.updateCount == updates.filter { $0 == "sent" }.count, "each update sent reached the phone; the end is not an update")
 

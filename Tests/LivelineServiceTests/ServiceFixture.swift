@@ -125,9 +125,12 @@ final class ServiceFixture: @unchecked Sendable {
         try await admin.call("GET", "/v1/activities/\(activityID)?wait=20&limit=10000")
     }
 
-    /// The simulator's activity for a logical id on a phone.
+    /// The simulator's activity for a logical id on a phone: the id its attributes declare
+    /// (FlightAttributes), or Voltra's activity name (VoltraAttributes keeps no other id).
     func deviceActivity(_ activityID: String, on phone: String) -> ActivitySnapshot? {
-        simulator.activities().last { $0.deviceID == phone && $0.attributes[ActivitySchema.activityIDKey]?.stringValue == activityID }
+        simulator.activities().last {
+            $0.deviceID == phone && ($0.attributes[ActivitySchema.activityIDKey] ?? $0.attributes["name"])?.stringValue == activityID
+        }
     }
 
     /// Starts an activity by push-to-start and registers the update token the phone issued.

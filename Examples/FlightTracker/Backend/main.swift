@@ -12,7 +12,7 @@ enum Usage {
         usage: flight-tracker-backend [--user ID | --device ID] [--activity ID] [--departure ISO8601] [--token-wait SECONDS]
 
         Runs one flight's Live Activity through liveline serve: POST /v1/activities/{id}/start to the
-        audience, /update for the gate, a delay and boarding, then /end.
+        audience, /update for the gate change (with a delay) and boarding, then /end.
 
         An update reaches the phones that registered the activity's update token, and a phone can only
         do that once the start has reached it. A real flight has hours between the start and the gate;
@@ -21,8 +21,8 @@ enum Usage {
 
           --user ID          the audience: a user id the app registered its device under (default: ana)
           --device ID        the audience: one device id instead
-          --activity ID      the logical activity id (default: flight-LL1234-<departure day>)
-          --departure DATE   when LL 1234 leaves (default: two hours from now)
+          --activity ID      the logical activity id (default: flight-GA2025-<departure day>, as the app derives it)
+          --departure DATE   when GA 2025 leaves (default: two hours from now)
           --token-wait SECS  how long to wait for an update token after the start (default 30; 0: do not wait)
           --help             this text
 
@@ -125,11 +125,11 @@ func run(_ args: [String], environment: [String: String]) async throws -> Int32 
         }
         tokenWait = seconds
     }
-    let day = ISO8601DateFormatter.string(from: departure, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
-    let id = options["activity"] ?? "flight-LL1234-\(day)"
+    let flight = FlightActivityAttributes.example(scheduledDeparture: departure)
+    // The id the app derives from the same attributes (FlightActivityAttributes.logicalID).
+    let id = options["activity"] ?? FlightActivityAttributes.logicalID(flightNumber: flight.flightNumber, scheduledDeparture: departure)
     let audience = options["device"].map { Audience(deviceIDs: [$0]) } ?? Audience(userIDs: [options["user"] ?? "ana"])
     let backend = Backend(baseURL: url, key: key)
-    let flight = FlightActivityAttributes.example(departure: departure)
     let story = FlightActivityAttributes.story(departure: departure)
 
     print(try await backend.post("v1/activities/\(id)/start", Start(
@@ -141,14 +141,14 @@ func run(_ args: [String], environment: [String: String]) async throws -> Int32 
     }
     for step in story.dropFirst() {
         let alert: PushAlert? = switch step.name {
-        case "gate": PushAlert(title: "Gate \(step.state.gate ?? "")", body: "\(flight.flightNumber) boards at gate \(step.state.gate ?? "")")
-        case "boarding": PushAlert(title: "Boarding", body: "\(flight.flightNumber) is boarding")
+        case "gate": PushAlert(title: "Flight Update", body: "Gate: \(step.state.gateNumber) | \(step.state.flightStatus)")
+        case "boarding": PushAlert(title: "Boarding Started", body: "Gate \(step.state.gateNumber) is now boarding — hurry!")
         default: nil
         }
         print(try await backend.post("v1/activities/\(id)/update", Update(contentState: step.state, alert: alert)))
     }
     var departed = story[story.count - 1].state
-    departed.status = .departed
+    departed.flightStatus = "Departed"
     departed.isBoarding = false
     print(try await backend.post("v1/activities/\(id)/end", End(contentState: departed, dismissalDate: Date().addingTimeInterval(15 * 60))))
     return 0

@@ -1,4 +1,5 @@
-#if canImport(ActivityKit) && canImport(SwiftUI) && canImport(WidgetKit)
+// Deployment target: iOS 17.2 (Button(intent:) needs 17.0); built with the iOS 26 SDK.
+#if canImport(ActivityKit) && os(iOS)
 import ActivityKit
 import FlightTrackerShared
 import SwiftUI
@@ -9,89 +10,86 @@ struct FlightWidgets: WidgetBundle {
     var body: some Widget { FlightActivityWidget() }
 }
 
-/// The Lock Screen view and the Dynamic Island regions of `FlightActivityAttributes`.
+/// The guide's widget: the Lock Screen view and the Dynamic Island regions of `FlightActivityAttributes`.
 struct FlightActivityWidget: Widget {
     var body: some WidgetConfiguration {
         ActivityConfiguration(for: FlightActivityAttributes.self) { context in
-            FlightLockScreenView(attributes: context.attributes, state: context.state)
-                .padding()
-                .activityBackgroundTint(Color.black.opacity(0.85))
-                .activitySystemActionForegroundColor(.white)
+            // Lock Screen / Banner UI
+            FlightLockScreenView(context: context)
+                .activityBackgroundTint(Color.black.opacity(0.8))
+                .activitySystemActionForegroundColor(Color.white)
         } dynamicIsland: { context in
             DynamicIsland {
                 DynamicIslandExpandedRegion(.leading) {
-                    Text(context.attributes.origin).font(.title2.bold())
+                    Text(context.state.flightStatus).font(.caption)
                 }
                 DynamicIslandExpandedRegion(.trailing) {
-                    Text(context.attributes.destination).font(.title2.bold())
-                }
-                DynamicIslandExpandedRegion(.center) {
-                    Text("\(context.attributes.flightNumber) · \(context.state.status.rawValue.capitalized)")
+                    Text("Gate \(context.state.gateNumber)").font(.caption).bold()
                 }
                 DynamicIslandExpandedRegion(.bottom) {
-                    HStack {
-                        Label(context.state.gate.map { "Gate \($0)" } ?? "Gate soon", systemImage: "door.left.hand.open")
-                        Spacer()
-                        Text(context.state.boardingTime, style: .time)
-                    }
-                    FlightButtons(activityID: context.attributes.livelineActivityID, isBoarding: context.state.isBoarding)
+                    InteractiveLiveActivityView(context: context)
                 }
             } compactLeading: {
                 Image(systemName: "airplane")
+                    .foregroundStyle(.blue)
             } compactTrailing: {
-                Text(context.state.gate ?? "–").bold()
+                Text(context.state.gateNumber)
+                    .font(.caption2)
+                    .bold()
             } minimal: {
-                Image(systemName: context.state.isBoarding ? "figure.walk" : "airplane")
+                Image(systemName: context.state.isBoarding ? "airplane.departure" : "airplane")
+                    .foregroundStyle(context.state.isBoarding ? .green : .blue)
             }
-            .keylineTint(.orange)
         }
     }
 }
 
 struct FlightLockScreenView: View {
-    let attributes: FlightActivityAttributes
-    let state: FlightActivityAttributes.ContentState
+    let context: ActivityViewContext<FlightActivityAttributes>
 
     var body: some View {
-        VStack(alignment: .leading, spacing: 8) {
+        VStack(spacing: 8) {
             HStack {
-                Text(attributes.airline).font(.caption).foregroundStyle(.secondary)
+                VStack(alignment: .leading) {
+                    Text(context.attributes.flightNumber)
+                        .font(.headline)
+                        .bold()
+                    Text("\(context.attributes.origin) → \(context.attributes.destination)")
+                        .font(.subheadline)
+                }
                 Spacer()
-                Text(attributes.flightNumber).font(.caption.bold())
+                Text(context.state.flightStatus).font(.caption).bold()
             }
             HStack {
-                Text(attributes.origin).font(.title.bold())
-                Image(systemName: "airplane")
-                Text(attributes.destination).font(.title.bold())
+                Label("Gate \(context.state.gateNumber)", systemImage: "door.right.hand.open")
                 Spacer()
-                VStack(alignment: .trailing) {
-                    Text(state.gate.map { "Gate \($0)" } ?? "Gate soon").font(.headline)
-                    Text(state.delayMinutes > 0 ? "Delayed \(state.delayMinutes) min" : state.status.rawValue.capitalized)
-                        .font(.caption).foregroundStyle(state.delayMinutes > 0 ? .orange : .secondary)
+                Label(context.state.boardingTime.formatted(date: .omitted, time: .shortened), systemImage: "clock")
+                Spacer()
+                if context.state.delayMinutes > 0 {
+                    Label("+\(context.state.delayMinutes)m", systemImage: "exclamationmark.triangle")
+                        .foregroundStyle(.orange)
                 }
             }
-            HStack {
-                Text("Boarding")
-                Text(state.boardingTime, style: .time).bold()
-                Spacer()
-                FlightButtons(activityID: attributes.livelineActivityID, isBoarding: state.isBoarding)
-            }
+            InteractiveLiveActivityView(context: context)
         }
+        .padding()
         .foregroundStyle(.white)
     }
 }
 
-/// Check-in before boarding, the boarding pass once it starts.
-struct FlightButtons: View {
-    let activityID: String?
-    let isBoarding: Bool
+/// The guide's two buttons. Their intents run in the app's process and report the tap to Liveline
+/// under the activity's logical id.
+struct InteractiveLiveActivityView: View {
+    let context: ActivityViewContext<FlightActivityAttributes>
 
     var body: some View {
-        if let activityID {
-            if isBoarding {
-                Button(intent: BoardingPassIntent(activityID: activityID)) { Label("Boarding pass", systemImage: "qrcode") }
-            } else {
-                Button(intent: CheckInIntent(activityID: activityID)) { Label("Check in", systemImage: "checkmark.circle") }
+        let id = FlightActivityAttributes.logicalID(flightNumber: context.attributes.flightNumber, scheduledDeparture: context.attributes.scheduledDeparture)
+        HStack(spacing: 12) {
+            Button(intent: ViewBoardingPassIntent(activityId: id)) {
+                Label("Boarding Pass", systemImage: "qrcode")
+            }
+            Button(intent: CheckInIntent(flightNumber: context.attributes.flightNumber, activityId: id)) {
+                Label("Check In", systemImage: "checkmark.circle")
             }
         }
     }

@@ -1,4 +1,5 @@
-#if canImport(ActivityKit) && canImport(SwiftUI) && canImport(WidgetKit)
+// Deployment target: iOS 17.2 (LiveActivityIntent needs 17.0); built with the iOS 26 SDK.
+#if canImport(ActivityKit) && os(iOS)
 import AppIntents
 import Foundation
 import LivelineKit
@@ -6,39 +7,64 @@ import LivelineKit
 /// Where the intents send a tap. Set by the app at launch; a `LiveActivityIntent` runs in the
 /// app's process, so this file belongs to both the app and the widget extension targets.
 enum FlightIntents {
-    @MainActor static var record: (@Sendable (Interaction) async -> Void)?
+    private static let recorder = Recorder()
+
+    /// Called once by the app at launch.
+    static func setRecorder(_ record: @escaping @Sendable (Interaction) async -> Void) {
+        Task { await recorder.set(record) }
+    }
 
     static func send(_ activityID: String, _ action: String) async {
-        guard let record = await MainActor.run(body: { record }) else { return }
-        await record(Interaction(activityID: activityID, action: action))
+        await recorder.record(Interaction(activityID: activityID, action: action))
+    }
+
+    private actor Recorder {
+        private var record: (@Sendable (Interaction) async -> Void)?
+        func set(_ record: @escaping @Sendable (Interaction) async -> Void) { self.record = record }
+        func record(_ interaction: Interaction) async { await record?(interaction) }
     }
 }
 
-/// The check-in button: delivered once to the backend's webhook as `check-in`.
-struct CheckInIntent: LiveActivityIntent {
-    static let title: LocalizedStringResource = "Check in"
-    @Parameter(title: "Activity") var activityID: String
+/// The guide's boarding-pass button: tells the backend it was shown (`boarding-pass`).
+struct ViewBoardingPassIntent: LiveActivityIntent {
+    static let title: LocalizedStringResource = "View Boarding Pass"
+    static let isDiscoverable: Bool = false
+
+    @Parameter(title: "Activity ID")
+    var activityId: String
 
     init() {}
-    init(activityID: String) { self.activityID = activityID }
+
+    init(activityId: String) {
+        self.activityId = activityId
+    }
 
     func perform() async throws -> some IntentResult {
-        await FlightIntents.send(activityID, "check-in")
+        await FlightIntents.send(activityId, "boarding-pass")
         return .result()
     }
 }
 
-/// The boarding-pass button: opens the app on the pass and tells the backend it was shown.
-struct BoardingPassIntent: LiveActivityIntent {
-    static let title: LocalizedStringResource = "Boarding pass"
-    static let openAppWhenRun = true
-    @Parameter(title: "Activity") var activityID: String
+/// The guide's check-in button: delivered once to the backend's webhook as `check-in`.
+struct CheckInIntent: LiveActivityIntent {
+    static let title: LocalizedStringResource = "Check In"
+    static let isDiscoverable: Bool = false
+
+    @Parameter(title: "Flight Number")
+    var flightNumber: String
+
+    @Parameter(title: "Activity ID")
+    var activityId: String
 
     init() {}
-    init(activityID: String) { self.activityID = activityID }
+
+    init(flightNumber: String, activityId: String) {
+        self.flightNumber = flightNumber
+        self.activityId = activityId
+    }
 
     func perform() async throws -> some IntentResult {
-        await FlightIntents.send(activityID, "boarding-pass")
+        await FlightIntents.send(activityId, "check-in")
         return .result()
     }
 }

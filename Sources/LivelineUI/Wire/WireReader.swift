@@ -27,7 +27,14 @@ struct WireReader {
         var layout = UILayout()
         if let list = value.arrayValue {
             // Legacy: a root array is used for every region.
-            let content = RegionContent.fragment(try nodes(list, path: "$", depth: 1))
+            let read = try nodes(list, path: "$", depth: 1)
+            if read.isEmpty {
+                // Nothing in any region: not a layout. An empty array, or entries none of which is a node.
+                throw UIError(.invalidPayload, list.isEmpty
+                    ? "the payload is an empty array: no region has anything to show"
+                    : "the payload's array has \(list.count) entr\(list.count == 1 ? "y" : "ies"), none an element the device shows (a node needs a \"t\" or \"type\")")
+            }
+            let content = RegionContent.fragment(read)
             for region in Region.allCases { layout.regions[region] = content }
             try checkTotal(layout)
             return DecodedUI(layout: layout, issues: issues, version: 1, json: [])

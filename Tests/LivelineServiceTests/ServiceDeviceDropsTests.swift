@@ -1,0 +1,80 @@
+import Foundation
+import LivelineCore
+import LivelineService
+import LivelineUI
+import Testing
+
+/// What the device would drop is refused with the finding, not answered 202 and queued.
+@Suite("Service: a send the device would drop is refused (unknown type, undecodable uiJsonData)")
+struct ServiceDeviceDropsTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test("a typed update to an activity registered without a type is 422 unknown-attributes-type, and nothing is queued")
+    func unknownType() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        #expect(try await f.app.call("PUT", "/v1/activities/untyped-1/tokens/phone-1", json: ["token": .string(Self.token)]).status == 201)
+        let r = try await f.admin.call("POST", "/v1/activities/untyped-1/update", json: ["contentState": ["status": "boarding"]])
+        #expect(r.status == 422, "\(r.json)")
+        #expect(r.json["error"]?["code"]?.stringValue == "unknown-attributes-type", "\(r.json)")
+        #expect(r.json["error"]?["message"]?.stringValue?.contains("registered without an attributesType") == true, "\(r.json)")
+        let activity = try await f.admin.call("GET", "/v1/activities/untyped-1")
+        #expect(activity.json["deliveries"]?.arrayValue?.isEmpty ?? true, "\(activity.json)")
+        // Registered with its type, the same activity takes typed updates.
+        #expect(try await f.app.call("PUT", "/v1/activities/typed-1/tokens/phone-1", json: ["token": .string(Self.token), "attributesType": "FlightAttributes"]).status == 201)
+        let typed = try await f.admin.call("POST", "/v1/activities/typed-1/update", json: ["contentState": ServiceFixture.state()])
+        #expect(typed.status == 202, "\(typed.json)")
+    }
+
+    @Test("uiJsonData Voltra's extension cannot decode is 422 invalid-ui with the finding; an encoded layout is sent")
+    func undecodableUI() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        #expect(try await f.app.call("PUT", "/v1/activities/match-1/tokens/phone-1", json: ["token": .string(Self.token), "attributesType": "VoltraAttributes"]).status == 201)
+        for bad in ["not base64!", "aGVsbG8="] {  // the second is base64 of "hello", not brotli
+            let r = try await f.admin.call("POST", "/v1/activities/match-1/update", json: ["contentState": ["uiJsonData": .string(bad)]])
+            #expect(r.status == 422, "\(bad): \(r.json)")
+            #expect(r.json["error"]?["code"]?.stringValue == "invalid-ui", "\(r.json)")
+            #expect(r.json["error"]?["findings"]?.arrayValue?.first?["path"]?.stringValue == "aps.content-state.uiJsonData", "\(r.json)")
+        }
+        let layout = try JSONValue.parse(Array(#"{"lockScreen": {"type": "Text", "children": "Driver arrived"}}"#.utf8))
+        let good = try VoltraPayload.contentState(layoutJSON: layout.serialized(), mode: .fanOut)
+        let r = try await f.admin.call("POST", "/v1/activities/match-1/update", json: ["contentState": .object(good)])
+        #expect(r.status == 202, "\(r.json)")
+    }
+
+    @Test("a Voltra start whose name is not the activity id is refused, naming both; with the name as the id it is sent")
+    func voltraName() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        let token = try #require(f.simulator.app(ServiceFixture.bundle, on: "phone-1")?.pushToStartTokens["VoltraAttributes"])
+        #expect(try await f.app.call("PUT", "/v1/devices/phone-1/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
+        let layout = try JSONValue.parse(Array(#"{"lockScreen": {"type": "Text", "children": "Hello"}}"#.utf8))
+        let state = try VoltraPayload.contentState(layoutJSON: layout.serialized(), mode: .fanOut)
+        func start(_ id: String) async throws -> Reply {
+            try await f.admin.call("POST", "/v1/activities/\(id)/start", json: [
+                "attributesType": "VoltraAttributes", "attributes": ["name": "some-name", "deepLinkUrl": "app://some-deep-link-url"],
+                "contentState": .object(state), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": ["phone-1"]]])
+        }
+        let mismatch = try await start("ride-7")
+        #expect(mismatch.status == 400, "\(mismatch.json)")
+        #expect(mismatch.json["error"]?["field"]?.stringValue == "attributes.name")
+        #expect(mismatch.json["error"]?["message"]?.stringValue?.contains("/v1/activities/some-name/start") == true, "\(mismatch.json)")
+        let matching = try await start("some-name")
+        #expect(matching.status == 202, "\(matching.json)")
+        _ = try await f.settled("some-name")
+        #expect(f.deviceActivity("some-name", on: "phone-1") != nil, "the phone knows the activity by the name the server used")
+    }
+
+    @Test("a root array with nothing to show is an error, not an empty layout")
+    func emptyRootArray() throws {
+        for empty in ["[]", "[{}]"] {
+            #expect(throws: UIError.self, "\(empty)") { _ = try VoltraDecoder.decode(json: Array(empty.utf8)) }
+        }
+        let shown = try VoltraDecoder.decode(json: Array(#"[{"t":0,"c":"Hi"}]"#.utf8))
+        #expect(LayoutForm.json(shown.layout).jsonString.contains("Hi"))
+    }
+}
