@@ -80,8 +80,9 @@ struct HTTPStreamTests {
             return try client.read(until: "\r\n\r\n")
         }
         let started = ContinuousClock.now
-        await server.stop(grace: .seconds(30))
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Far below the grace period even when the test waits long for a cooperative thread.
+        await server.stop(grace: .seconds(600))
+        #expect(ContinuousClock.now - started < .seconds(120))
         let rest = try await offPool { try client.read(until: "0\r\n\r\n") }
         #expect(rest.hasSuffix("0\r\n\r\n"))
         #expect(streams.all.first?.isClosed == true)

@@ -25,7 +25,7 @@ func curl(_ arguments: [String]) async throws -> CurlResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         // --max-time is the deadline of every curl call (a later --max-time in `arguments` wins).
-        process.arguments = ["-sS", "--max-time", "30", "-D", headerFile.path, "-o", bodyFile.path] + arguments
+        process.arguments = ["-sS", "--max-time", "120", "-D", headerFile.path, "-o", bodyFile.path] + arguments
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus

@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A one-way signal between a handler and a test, whose every wait has a deadline.
+/// A one-way signal between a handler and a test, whose every wait has a deadline (by default
+/// 120 s: in the whole parallel suite other tests hold both cooperative threads for tens of
+/// seconds, so a shorter one fails tests that are only waiting for a thread).
 ///
 /// A wait is carried out by a thread of its own (an `NSCondition` wait with a time limit), never on
 /// one of Swift concurrency's cooperative threads, so the deadline fires even when those threads
@@ -25,7 +27,7 @@ final class Gate: @unchecked Sendable {
     }
 
     /// Waits until `open()` or until `timeout` has passed; whether it was opened.
-    func wait(for timeout: Duration = .seconds(30)) async -> Bool {
+    func wait(for timeout: Duration = .seconds(120)) async -> Bool {
         let (seconds, attoseconds) = timeout.components
         let interval = Double(seconds) + Double(attoseconds) / 1e18
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -43,7 +45,7 @@ final class Gate: @unchecked Sendable {
     }
 
     /// Waits until `open()`; throws, naming `what`, when that takes longer than `timeout`.
-    func require(_ what: String, within timeout: Duration = .seconds(30)) async throws {
+    func require(_ what: String, within timeout: Duration = .seconds(120)) async throws {
         guard await wait(for: timeout) else {
             throw ClientError(description: "timed out after \(timeout) waiting for \(what)")
         }

@@ -32,7 +32,7 @@ final class RawConnection: @unchecked Sendable {
     private init(fd: Int32) { self.fd = fd }
 
     /// How long one receive may wait for data.
-    static let receiveDeadlineSeconds = 30
+    static let receiveDeadlineSeconds = 120
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
