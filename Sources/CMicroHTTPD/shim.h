@@ -42,7 +42,7 @@ static inline struct MHD_Daemon *liveline_MHD_start_daemon(
     const struct liveline_MHD_options *o)
 {
     // MHD_OPTION_ARRAY stops at its first MHD_OPTION_END: the options that apply are packed first.
-    struct MHD_OptionItem optional[5];
+    struct MHD_OptionItem optional[6];
     int next = 0;
     if (o->thread_pool_size > 1) {
         optional[next++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)o->thread_pool_size, NULL };
@@ -53,6 +53,8 @@ static inline struct MHD_Daemon *liveline_MHD_start_daemon(
     if (o->tls_key_pem != NULL && o->tls_certificate_pem != NULL) {
         optional[next++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key_pem };
         optional[next++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_certificate_pem };
+        // TLS 1.2 and 1.3 only: GnuTLS's "NORMAL" alone still accepts TLS 1.0 and 1.1 (Debian 12).
+        optional[next++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
     }
     optional[next] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(flags, 0, accept_policy, accept_policy_context, handler, handler_context,

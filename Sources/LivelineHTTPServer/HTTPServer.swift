@@ -26,7 +26,7 @@ import Glibc
 /// So the handler's `path` is the client's path decoded once, each `/` a real segment boundary.
 /// A request's line and headers must arrive within `requestHeaderTimeout` however slowly they are
 /// trickled, and `perAddressConnectionLimit` caps the connections of one client address.
-/// `tls` makes it an HTTPS server (libmicrohttpd's GnuTLS).
+/// `tls` makes it an HTTPS server (libmicrohttpd's GnuTLS, TLS 1.2 and 1.3 only).
 ///
 /// - Important: call `stop()` before dropping the last reference; a server that is not stopped
 ///   keeps serving until the process exits.

@@ -46,7 +46,8 @@ public struct HTTPServerConfiguration: Sendable {
     public init() {}
 }
 
-/// The certificate and key an `HTTPServer` terminates TLS with (libmicrohttpd's HTTPS, on GnuTLS).
+/// The certificate and key an `HTTPServer` terminates TLS with (libmicrohttpd's HTTPS, on GnuTLS;
+/// TLS 1.2 and 1.3 only).
 public struct HTTPServerTLS: Sendable {
     /// A PEM file with the server's certificate, followed by any intermediate certificates.
     public var certificateFile: String

@@ -53,6 +53,36 @@ struct HTTPServerTLSTests {
         #expect(calls.all.isEmpty, "the handler saw \(calls.all)")
     }
 
+    @Test("TLS 1.2 and 1.3 are accepted; a client offering only TLS 1.1 or 1.0 gets no session (checked with openssl s_client)", arguments: [("-tls1_3", true), ("-tls1_2", true), ("-tls1_1", false), ("-tls1", false)])
+    func protocolVersions(_ version: String, accepted: Bool) async throws {
+        let pki = try await TestPKI.make()
+        defer { pki.remove() }
+        try await withServer({
+            $0.tls = HTTPServerTLS(certificateFile: pki.serverCertificate.path, privateKeyFile: pki.serverKey.path)
+        }, handler: { _ in .text(200, "ok") }) { server in
+            // SECLEVEL=0 lets this OpenSSL offer the old versions at all; stdin is empty, so
+            // s_client ends after the handshake; `timeout` is the deadline.
+            let port = server.port
+            let output = try await offPool { () throws -> String in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+                process.arguments = ["60", TestPKI.opensslPath, "s_client", "-connect", "127.0.0.1:\(port)", version,
+                                     "-cipher", "DEFAULT:@SECLEVEL=0", "-CAfile", pki.caCertificate.path]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                process.standardInput = FileHandle.nullDevice
+                try process.run()
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            let negotiated = !output.contains("Cipher is (NONE)") && output.contains("Cipher is ")
+            #expect(negotiated == accepted, "\(version): \(output.split(separator: "\n").filter { $0.contains("Cipher") || $0.contains("alert") || $0.contains("error") }.joined(separator: " | "))")
+            if accepted { #expect(output.contains("Verify return code: 0 (ok)"), "\(version): the test CA must verify the certificate") }
+        }
+    }
+
     @Test("a missing or non-PEM certificate or key file stops the start with an error naming the file")
     func badFiles() async throws {
         let pki = try await TestPKI.make()
