@@ -70,8 +70,7 @@ struct HTTP2ServerHardeningTests {
         }
         #expect(server.acceptedConnections == 2)
         await first.close()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.connections.count > 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await until("the server to drop the closed connection from its list") { server.connections.count <= 1 }
         let fourth = try await connect(server, pki)
         #expect(try await fourth.send(HTTP2Request(path: "/")).status == 200)
         #expect(server.acceptedConnections == 3)
@@ -183,7 +182,7 @@ struct HTTP2ServerHardeningTests {
             }
         }
         // The flood keeps both cores busy: keep it short (a few requests) for the tests beside it.
-        while written.withLock({ $0 }) < 1 << 20 { try await Task.sleep(for: .milliseconds(5)) }
+        try await until("the flood to write 1 MiB") { written.withLock { $0 } >= 1 << 20 }
         let other = try await connect(server, pki, requestTimeout: .seconds(30))
         for index in 0..<3 {
             let response = try await other.send(HTTP2Request(path: "/\(index)"))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LivelineStore
+import LivelineTesting
 import Testing
 
 /// Writers that arrive together share a transaction; each keeps its own result and its own rollback.
@@ -17,12 +18,20 @@ struct GroupCommitTests {
 
     struct Refused: Error, Equatable { var n: String }
 
-    /// A flag one thread raises and others wait for.
+    /// A flag one thread raises and others wait for, with a deadline.
     final class Gate: @unchecked Sendable {
         private let condition = NSCondition()
         private var open = false
+        private let what: String
+        init(_ what: String) { self.what = what }
         func raise() { condition.lock(); open = true; condition.broadcast(); condition.unlock() }
-        func wait() { condition.lock(); while !open { condition.wait() }; condition.unlock() }
+        /// Blocks the calling thread (a writer's own) until raised.
+        func wait() throws { try condition.wait(within: defaultWaitLimit, what) { open } }
+        /// Suspends the calling task until raised.
+        func opened() async throws {
+            try await until(what) { isOpen() }
+        }
+        private func isOpen() -> Bool { condition.lock(); defer { condition.unlock() }; return open }
     }
 
     /// Writers finished so far.
@@ -33,7 +42,8 @@ struct GroupCommitTests {
         var value: Int { lock.lock(); defer { lock.unlock() }; return count }
     }
 
-    /// Runs `body` on a thread of its own; `wait()` returns its result.
+    /// Runs `body` on a thread of its own; `wait()` (blocking) and `value()` (suspending) return
+    /// its result, or throw when it has none within the wait's deadline.
     final class Writer<T: Sendable>: @unchecked Sendable {
         private let done = NSCondition()
         private var result: Result<T, any Error>?
@@ -43,20 +53,20 @@ struct GroupCommitTests {
                 done.lock(); result = r; done.broadcast(); done.unlock()
             }
         }
-        func wait() -> Result<T, any Error> {
-            done.lock(); defer { done.unlock() }
-            while result == nil { done.wait() }
-            return result!
+        private var finished: Result<T, any Error>? { done.lock(); defer { done.unlock() }; return result }
+        func wait() throws -> Result<T, any Error> {
+            try done.wait(within: .seconds(60), "a writer thread to finish") { result != nil }
+            return finished!
+        }
+        func value() async throws -> T {
+            try await until("a writer thread to finish", within: .seconds(60)) { finished != nil }
+            return try finished!.get()
         }
     }
 
     /// Waits (bounded) until `condition` holds: the writers make it true by queueing.
     func waitUntil(_ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(20)
-        while !condition() {
-            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        try blockingUntil("the writers to queue", poll: .milliseconds(1), condition)
     }
 
     /// A first writer that holds its transaction open until `release` is raised; `inside` tells it began.
@@ -65,7 +75,7 @@ struct GroupCommitTests {
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("a"))
                 inside.raise()
-                release.wait()
+                try release.wait()
                 return "a"
             }
         }
@@ -75,10 +85,10 @@ struct GroupCommitTests {
     func writersShareOneCommit() throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try inside.wait()
         let others = ["b", "c"].map { n in Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
         try waitUntil { store.groupCommitPending == 2 }
         release.raise()
@@ -94,9 +104,9 @@ struct GroupCommitTests {
     func throwingWriterRollsBackAlone() throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try inside.wait()
         let failing = Writer { [store] in
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("b"))
@@ -132,26 +142,22 @@ struct GroupCommitTests {
     }
 
     /// `waitUntil` for async tests: polls without blocking a thread of the concurrency pool.
-    func waitUntilAsync(_ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(20)
-        while !condition() {
-            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+    func waitUntilAsync(_ what: String = "the writers to queue", _ condition: () -> Bool) async throws {
+        try await until(what, poll: .milliseconds(1), condition)
     }
 
     @Test("async writers behind a running transaction suspend (no thread blocked) and commit with it")
     func asyncWritersShareOneCommit() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         let others = ["b", "c", "d"].map { n in Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
         try await waitUntilAsync { store.groupCommitPending == 3 }
         release.raise()
-        #expect(try first.wait().get() == "a")
+        #expect(try await first.value() == "a")
         var results: [String] = []
         for task in others { results.append(try await task.value) }
         #expect(results == ["b", "c", "d"])
@@ -165,10 +171,10 @@ struct GroupCommitTests {
     func leftoverAsyncWritersAreLed() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         // 300 queued: the first batch takes the holder and 255 of them; 45 remain after it.
         let count = 300
         let done = Counter()
@@ -180,9 +186,9 @@ struct GroupCommitTests {
         }
         try await waitUntilAsync { store.groupCommitPending == count }
         release.raise()
-        _ = try first.wait().get()
+        _ = try await first.value()
         // Bounded: a writer nobody leads would wait forever, and this fails instead of hanging.
-        try await waitUntilAsync { done.value == count }
+        try await waitUntilAsync("every queued writer to end") { done.value == count }
         let after = store.groupCommitCounts
         #expect(after.transactions - before.transactions == count + 1)
         #expect(after.batches - before.batches >= 2, "a batch takes at most 256")
@@ -193,15 +199,15 @@ struct GroupCommitTests {
     func throwingAsyncWriterRollsBackAlone() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         let failing = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("b")); throw Refused(n: "b") } }
         try await waitUntilAsync { store.groupCommitPending == 1 }
         let last = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
         try await waitUntilAsync { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
+        #expect(try await first.value() == "a")
         await #expect(throws: Refused(n: "b")) { try await failing.value }
         #expect(try await last.value == "c")
         let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
@@ -223,7 +229,9 @@ struct GroupCommitTests {
             }
             try await group.waitForAll()
         }
-        return try writers.map { try $0.wait().get() }
+        var numbers: [Int] = []
+        for writer in writers { numbers.append(try await writer.value()) }
+        return numbers
     }
 
     @Test("async and blocking writers at once: every write is kept and counted once")
