@@ -19,14 +19,64 @@ import Synchronization
 //
 // Limits are generous (seconds) because the machine running the tests may be loaded: a bound
 // exists to turn a hang into a failure with a message, not to measure speed.
+//
+// The waits made of tasks (`until`, `withDeadline`, `TestSignal`) count only time in which this
+// process's tasks could run (`RunnableClock`). Swift concurrency has one cooperative thread per
+// core (two on the CI machine), and a synchronous test that blocks one (libpq, SQLite, a child
+// process waited for) holds it for seconds; with both held, no task runs: not the waiter, not
+// what it waits for. A wall-clock deadline would then expire while the awaited work sat in the
+// queue, and fail a test for someone else's blocking. A pool blocked for good never ends such a
+// wait: that is a hang of the whole process, which `scripts/with-deadline.sh` reports with stacks.
+// The blocking waits (`blockingUntil`, the semaphore, group and condition waits) run on threads
+// of their own and use the wall clock.
 
 /// The default bound of a wait: long enough for a loaded 2-core machine, short enough that a hang
 /// fails the test well before the run's own deadline.
 public let defaultWaitLimit: Duration = .seconds(20)
 
 /// The message of a wait that ran out.
-func waitFailure(_ what: String, _ limit: Duration, detail: String? = nil) -> TestingError {
-    TestingError("waited \(limit) for \(what), in vain" + (detail.map { ": \($0)" } ?? ""))
+func waitFailure(_ what: String, _ limit: Duration, detail: String? = nil, wall: Duration? = nil) -> TestingError {
+    let starved = wall.flatMap { $0 > limit + .seconds(1) ? " (\($0) on the clock: the cooperative threads were held elsewhere meanwhile)" : nil } ?? ""
+    return TestingError("waited \(limit) for \(what), in vain" + starved + (detail.map { ": \($0)" } ?? ""))
+}
+
+/// Time during which this process's tasks could run, for deadlines measured by a task: each step
+/// between two readings counts for at most `step` (a poll interval plus scheduling slack), so the
+/// time a task spent queued behind blocked cooperative threads is not charged to its wait.
+public struct RunnableClock: Sendable {
+    /// The most one reading counts for.
+    public let step: Duration
+    /// Time counted so far.
+    public private(set) var elapsed: Duration = .zero
+    /// Wall-clock time since the start.
+    public var wall: Duration { ContinuousClock.now - start }
+    private let start = ContinuousClock.now
+    private var last = ContinuousClock.now
+
+    /// A clock whose readings count for at most `step` each.
+    public init(step: Duration) { self.step = step }
+
+    /// Counts the time since the last reading (at most `step`) and returns the total.
+    @discardableResult
+    public mutating func read() -> Duration {
+        let now = ContinuousClock.now
+        elapsed += min(now - last, step)
+        last = now
+        return elapsed
+    }
+}
+
+/// Suspends for `limit` of runnable time (`RunnableClock`), in slices; returns early when the
+/// task is cancelled. Returns the wall-clock time it took.
+@discardableResult
+func sleepRunnable(_ limit: Duration) async -> Duration {
+    let slice = Duration.milliseconds(50)
+    var clock = RunnableClock(step: slice + .milliseconds(100))
+    while clock.read() < limit {
+        try? await Task.sleep(for: min(slice, limit - clock.elapsed))
+        if Task.isCancelled { break }
+    }
+    return clock.wall
 }
 
 /// `limit` in whole nanoseconds, for Dispatch.
@@ -35,7 +85,8 @@ func nanoseconds(_ limit: Duration) -> Int {
     return overflow ? Int.max : Int(clamping: seconds.addingReportingOverflow(limit.components.attoseconds / 1_000_000_000).partialValue)
 }
 
-/// Returns once `condition` holds, polling it every `interval` for at most `limit`.
+/// Returns once `condition` holds, polling it every `interval` for at most `limit` of runnable
+/// time (`RunnableClock`: time spent waiting for a cooperative thread is not counted).
 /// - Parameter what: what the condition means ("the server to log 3 requests"), for the message.
 /// - Throws: `TestingError` naming `what` and `limit` when the condition still fails at the
 ///   deadline, or what `condition` throws; `CancellationError` when the task is cancelled.
@@ -45,10 +96,10 @@ public func until(
     poll interval: Duration = .milliseconds(5),
     _ condition: () async throws -> Bool
 ) async throws {
-    let deadline = ContinuousClock.now + limit
+    var clock = RunnableClock(step: interval + .milliseconds(100))
     while true {
         if try await condition() { return }
-        guard ContinuousClock.now < deadline else { throw waitFailure(what, limit) }
+        guard clock.read() < limit else { throw waitFailure(what, limit, wall: clock.wall) }
         try await Task.sleep(for: interval)
     }
 }
@@ -70,7 +121,7 @@ public func blockingUntil(
     }
 }
 
-/// `body`'s value, or a failure once `limit` passes. `body` runs in a task of its own, which is
+/// `body`'s value, or a failure once `limit` of runnable time (`RunnableClock`) passes. `body` runs in a task of its own, which is
 /// cancelled at the deadline and, if it ignores that, left to finish: the caller does not wait
 /// for it (a task group would).
 /// - Throws: `TestingError` naming `what` and `limit` at the deadline, or what `body` throws.
@@ -87,9 +138,11 @@ public func withDeadline<T: Sendable>(
                 do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
             }
             let timer = Task {
-                try? await Task.sleep(for: limit)
-                // The body may have finished while this task waited for a thread: it wins.
-                race.finish(.failure(waitFailure(what, limit)))
+                let wall = await sleepRunnable(limit)
+                if Task.isCancelled { return }
+                // A body whose wake-up was queued before this one gets its turn first.
+                await Task.yield()
+                race.finish(.failure(waitFailure(what, limit, wall: wall)))
                 work.cancel()
             }
             race.hold(work: work, timer: timer)
@@ -211,13 +264,15 @@ public final class TestSignal: Sendable {
         for continuation in woken { continuation.resume(returning: true) }
     }
 
-    /// Returns once the count reaches `count` (by default 1: the first signal).
+    /// Returns once the count reaches `count` (by default 1: the first signal), waiting at most
+    /// `limit` of runnable time (`RunnableClock`).
     /// - Throws: `TestingError` naming `what`, `limit` and the count reached, past `limit`.
     public func wait(reaching count: Int = 1, within limit: Duration = defaultWaitLimit, _ what: String) async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let started = ContinuousClock.now
         let timer = Task {
-            try? await Task.sleep(for: limit)
-            self.expire(id)
+            await sleepRunnable(limit)
+            if !Task.isCancelled { self.expire(id) }
         }
         defer { timer.cancel() }
         let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -229,7 +284,7 @@ public final class TestSignal: Sendable {
             }
             if let now { continuation.resume(returning: now) }
         }
-        guard reached else { throw waitFailure(what, limit, detail: "signalled \(self.count) of \(count) times") }
+        guard reached else { throw waitFailure(what, limit, detail: "signalled \(self.count) of \(count) times", wall: ContinuousClock.now - started) }
     }
 
     private func expire(_ id: UInt64) {

@@ -26,7 +26,7 @@ struct GroupCommitTests {
         init(_ what: String) { self.what = what }
         func raise() { condition.lock(); open = true; condition.broadcast(); condition.unlock() }
         /// Blocks the calling thread (a writer's own) until raised.
-        func wait() throws { try condition.wait(within: defaultWaitLimit, what) { open } }
+        func waitRaised() throws { try condition.wait(within: defaultWaitLimit, what) { open } }
         /// Suspends the calling task until raised.
         func opened() async throws {
             try await until(what) { isOpen() }
@@ -42,7 +42,7 @@ struct GroupCommitTests {
         var value: Int { lock.lock(); defer { lock.unlock() }; return count }
     }
 
-    /// Runs `body` on a thread of its own; `wait()` (blocking) and `value()` (suspending) return
+    /// Runs `body` on a thread of its own; `outcome()` (blocking) and `value()` (suspending) return
     /// its result, or throw when it has none within the wait's deadline.
     final class Writer<T: Sendable>: @unchecked Sendable {
         private let done = NSCondition()
@@ -54,7 +54,7 @@ struct GroupCommitTests {
             }
         }
         private var finished: Result<T, any Error>? { done.lock(); defer { done.unlock() }; return result }
-        func wait() throws -> Result<T, any Error> {
+        func outcome() throws -> Result<T, any Error> {
             try done.wait(within: .seconds(60), "a writer thread to finish") { result != nil }
             return finished!
         }
@@ -75,7 +75,7 @@ struct GroupCommitTests {
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("a"))
                 inside.raise()
-                try release.wait()
+                try release.waitRaised()
                 return "a"
             }
         }
@@ -88,12 +88,12 @@ struct GroupCommitTests {
         let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        try inside.wait()
+        try inside.waitRaised()
         let others = ["b", "c"].map { n in Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
         try waitUntil { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
-        #expect(try others.map { try $0.wait().get() } == ["b", "c"])
+        #expect(try first.outcome().get() == "a")
+        #expect(try others.map { try $0.outcome().get() } == ["b", "c"])
         let after = store.groupCommitCounts
         #expect(after.batches - before.batches == 1, "the three writers committed together")
         #expect(after.transactions - before.transactions == 3)
@@ -106,7 +106,7 @@ struct GroupCommitTests {
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
         let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let first = holdingWriter(store, inside: inside, release: release)
-        try inside.wait()
+        try inside.waitRaised()
         let failing = Writer { [store] in
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("b"))
@@ -117,9 +117,9 @@ struct GroupCommitTests {
         let last = Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
         try waitUntil { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
-        #expect(throws: Refused(n: "b")) { try failing.wait().get() }
-        #expect(try last.wait().get() == "c")
+        #expect(try first.outcome().get() == "a")
+        #expect(throws: Refused(n: "b")) { try failing.outcome().get() }
+        #expect(try last.outcome().get() == "c")
         let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
         #expect(kept == ["a", "c"])
     }
@@ -135,7 +135,7 @@ struct GroupCommitTests {
                 return w
             }
         }
-        #expect(try writers.map { try $0.wait().get() } == Array(0..<8))
+        #expect(try writers.map { try $0.outcome().get() } == Array(0..<8))
         #expect(try store.write { try $0.keyCount() } == 800)
         let after = store.groupCommitCounts
         #expect(after.transactions - before.transactions == 801)
