@@ -32,7 +32,7 @@ struct HTTP2ServerWorkerTests {
             if request.path == "/block" {
                 entered.signal()
                 // Blocks the worker (the behaviour under test), bounded: 504 when never released.
-                guard (try? gate.wait(within: .seconds(60), "the test to release /block")) != nil else { return responder.respond(status: 504) }
+                guard (try? gate.wait(within: .seconds(300), "the test to release /block")) != nil else { return responder.respond(status: 504) }
             }
             responder.respond(status: 200)
         }
@@ -92,7 +92,7 @@ struct HTTP2ServerWorkerTests {
             case "/hold":
                 // Blocks the worker while the requests below queue up behind it as one batch.
                 holding.signal()
-                let released = (try? release.wait(within: .seconds(60), "the test to release /hold")) != nil
+                let released = (try? release.wait(within: .seconds(300), "the test to release /hold")) != nil
                 responder.respond(status: released ? 200 : 504)
             case "/last":
                 // Waits until the client has the answer to /first, queued 17 requests earlier in
@@ -142,7 +142,7 @@ struct HTTP2ServerWorkerTests {
         let server = try startWorkerServer(pki, workers: 2) { request, responder in
             entered.signal()
             // Busy until released (the behaviour under test), bounded: 504 when never released.
-            let released = (try? gate.wait(within: .seconds(60), "the test to release /busy")) != nil
+            let released = (try? gate.wait(within: .seconds(300), "the test to release /busy")) != nil
             responder.respond(status: released ? 200 : 504)
         }
         let names = ["h2w \(server.port)/0", "h2w \(server.port)/1"]

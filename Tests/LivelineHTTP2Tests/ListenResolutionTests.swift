@@ -63,7 +63,7 @@ struct ListenResolutionTests {
         let resolver: SocketAddress.Resolver = { _, _ throws(HTTP2Error) in
             // The behaviour under test: a resolver that does not answer (on the resolver's own
             // thread), until the test ends and releases it; bounded all the same.
-            _ = release.wait(timeout: .now() + 60)
+            _ = release.wait(timeout: .now() + 300)
             throw HTTP2Error(.resolveFailed, "released")
         }
         defer { release.signal() }

@@ -32,8 +32,8 @@ struct SimulatorThreadingTests {
         let holder = Thread {
             simulator.state.withLock { _ in
                 held.signal()
-                // Holds the lock (the behaviour under test) until released, for at most 60 s.
-                _ = release.wait(timeout: .now() + 60)
+                // Holds the lock (the behaviour under test) until released, for at most 300 s.
+                _ = release.wait(timeout: .now() + 300)
             }
         }
         holder.start()

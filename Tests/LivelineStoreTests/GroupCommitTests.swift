@@ -25,8 +25,10 @@ struct GroupCommitTests {
         private let what: String
         init(_ what: String) { self.what = what }
         func raise() { condition.lock(); open = true; condition.broadcast(); condition.unlock() }
-        /// Blocks the calling thread (a writer's own) until raised.
-        func waitRaised() throws { try condition.wait(within: defaultWaitLimit, what) { open } }
+        /// Blocks the calling thread (a writer's own) until raised. The bound is long: it only ends
+        /// a holder that a failed test abandoned (the test's own waits count runnable time, and a
+        /// wall-clock bound as short as theirs expired while the test sat behind blocked threads).
+        func waitRaised() throws { try condition.wait(within: .seconds(300), what) { open } }
         /// Suspends the calling task until raised.
         func opened() async throws {
             try await until(what) { isOpen() }
