@@ -17,20 +17,25 @@ extension SocketAddress {
     ///
     /// `getaddrinfo` cannot be interrupted: after `limit` its thread is left to finish and its
     /// answer is dropped.
+    ///
+    /// The limit runs from this call, on a Dispatch timer: not on a task of Swift concurrency's
+    /// cooperative pool, whose few threads may all be busy (blocking work elsewhere in the
+    /// process) for longer than the limit. A timer task would start its sleep only once a thread
+    /// picked it up, and fire only once another did; the Dispatch timer resumes this caller on
+    /// time, so it is next in line for a thread, ahead of work whose deadlines came later.
     /// - Throws: `HTTP2Error` `.resolveFailed` (naming the host) or `.connectTimeout` when no
     ///   answer came within `limit`.
     static func resolve(host: String, port: Int, within limit: Duration, resolver: @escaping Resolver = systemResolver) async throws(HTTP2Error) -> (addresses: [SocketAddress], took: Duration) {
         let outcome = ResolutionOutcome()
         let started = ContinuousClock.now
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: limit.nanoseconds))
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<([SocketAddress], Duration), HTTP2Error>, Never>) in
             outcome.begin(continuation)
             runOnOwnThread(host: host, port: port, resolver: resolver) { result in outcome.finish(result.map { addresses in (addresses, ContinuousClock.now - started) }) }
-            outcome.setTimer(Task {
-                try? await Task.sleep(for: limit)
-                if !Task.isCancelled {
-                    outcome.finish(.failure(HTTP2Error(.connectTimeout, "cannot resolve host \(host) within the connect timeout of \(limit): the resolver did not answer")))
-                }
-            })
+            // After an answer the timer finds the outcome done and does nothing.
+            DispatchQueue.global().asyncAfter(deadline: deadline) {
+                outcome.finish(.failure(HTTP2Error(.connectTimeout, "cannot resolve host \(host) within the connect timeout of \(limit): the resolver did not answer")))
+            }
         }
         return try result.get()
     }
@@ -79,7 +84,6 @@ extension SocketAddress {
 private final class ResolutionOutcome: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Result<([SocketAddress], Duration), HTTP2Error>, Never>?
-        var timer: Task<Void, Never>?
         var done = false
     }
 
@@ -89,23 +93,13 @@ private final class ResolutionOutcome: Sendable {
         state.withLock { $0.continuation = continuation }
     }
 
-    /// Keeps the timer so the answer can stop it; stops it at once when the answer came first.
-    func setTimer(_ timer: Task<Void, Never>) {
-        let done = state.withLock { s -> Bool in
-            if !s.done { s.timer = timer }
-            return s.done
-        }
-        if done { timer.cancel() }
-    }
-
     func finish(_ result: Result<([SocketAddress], Duration), HTTP2Error>) {
-        let (continuation, timer) = state.withLock { s -> (CheckedContinuation<Result<([SocketAddress], Duration), HTTP2Error>, Never>?, Task<Void, Never>?) in
-            guard !s.done else { return (nil, nil) }
+        let continuation = state.withLock { s -> CheckedContinuation<Result<([SocketAddress], Duration), HTTP2Error>, Never>? in
+            guard !s.done else { return nil }
             s.done = true
-            defer { s.continuation = nil; s.timer = nil }
-            return (s.continuation, s.timer)
+            defer { s.continuation = nil }
+            return s.continuation
         }
-        timer?.cancel()
         continuation?.resume(returning: result)
     }
 }

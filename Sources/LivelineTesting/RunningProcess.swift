@@ -131,20 +131,14 @@ public final class RunningProcess: Sendable {
     /// - Throws: `TestingError` with the end of the output when `needle` did not come in time or
     ///   the program closed its output first.
     public func output(containing needle: String, within limit: Duration) async throws -> String {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await self.output(containing: needle) }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            if first == nil { send(SIGKILL) }  // ends the other wait
-            group.cancelAll()
-            guard let text = first else {
-                throw TestingError("\(child.name) printed no \"\(needle)\" within \(limit): \(standardOutput.suffix(2000))")
-            }
-            return text
+        let outcome = await finished(within: limit) { () async -> Result<String, any Error> in
+            do { return .success(try await self.output(containing: needle)) } catch { return .failure(error) }
         }
+        guard let outcome else {
+            send(SIGKILL)  // ends the abandoned wait
+            throw TestingError("\(child.name) printed no \"\(needle)\" within \(limit): \(standardOutput.suffix(2000))")
+        }
+        return try outcome.get()
     }
 
     /// Sends `signal` (e.g. `SIGTERM`) unless the process has exited.
@@ -155,5 +149,16 @@ public final class RunningProcess: Sendable {
     /// Waits for the exit; returns the exit code, or 128 + the signal that killed it.
     public func exitStatus() async -> Int32 {
         await child.exit()
+    }
+
+    /// Waits for the exit for at most `limit`; past it, kills the process and throws.
+    /// - Returns: the exit code, or 128 + the signal that killed it.
+    /// - Throws: `TestingError` naming the program, `limit` and the end of its output.
+    public func exitStatus(within limit: Duration) async throws -> Int32 {
+        guard let status = await finished(within: limit, { await self.exitStatus() }) else {
+            send(SIGKILL)
+            throw TestingError("\(child.name) did not exit within \(limit) (killed): \(standardOutput.suffix(2000))")
+        }
+        return status
     }
 }

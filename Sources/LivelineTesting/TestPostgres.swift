@@ -3,11 +3,27 @@ import LivelinePostgres
 
 /// Throw-away PostgreSQL databases for tests, on the server that `scripts/with-postgres.sh` starts
 /// for the command it runs (`make test` runs `swift test` through it). The script exports
-/// `LIVELINE_TEST_POSTGRES_URL`, a URL to the server's `postgres` database; without it the
-/// PostgreSQL tests are skipped.
+/// `LIVELINE_TEST_POSTGRES_URL`, a URL to the server's `postgres` database.
+///
+/// Without it a PostgreSQL suite is skipped, and says so: its `.enabled(if: TestPostgres.runs, …)`
+/// comment is printed as the skip's reason. When `LIVELINE_REQUIRE_SERVERS=1` (a full run:
+/// `make test` sets it) a missing server is a failure instead: `runs` is true, and the first
+/// `makeDatabase()` or `admin()` throws `missingServer`, which names the script to run.
 public enum TestPostgres {
     /// The variable naming the test server.
     public static let environmentVariable = "LIVELINE_TEST_POSTGRES_URL"
+
+    /// Whether the PostgreSQL suites run: there is a server, or one is required
+    /// (`TestServers.required`; then they fail with `missingServer`). Use it in
+    /// `.enabled(if: TestPostgres.runs, "<why skipped>")`.
+    public static var runs: Bool { isAvailable || TestServers.required }
+
+    /// The error of a PostgreSQL test run without a server.
+    public static var missingServer: TestingError {
+        TestingError("no PostgreSQL test server (\(environmentVariable) is not set)"
+            + (TestServers.required ? " although \(TestServers.requireVariable)=1 requires one" : "")
+            + ": run the tests through scripts/with-postgres.sh (make test does), which needs Debian's postgresql package (scripts/install-deps.sh test)")
+    }
 
     /// The test server's URL (its `postgres` database), if one was started.
     public static var serverURL: String? {
@@ -20,13 +36,13 @@ public enum TestPostgres {
 
     /// A connection to the server's `postgres` database, to create, inspect and disturb test databases.
     public static func admin() throws -> PostgresConnection {
-        guard let url = serverURL else { throw TestingError("no PostgreSQL test server: run the tests through scripts/with-postgres.sh (\(environmentVariable) is not set)") }
+        guard let url = serverURL else { throw missingServer }
         return try PostgresConnection(url)
     }
 
     /// Creates an empty database with a fresh name.
     public static func makeDatabase() throws -> TestDatabase {
-        guard let url = serverURL else { throw TestingError("no PostgreSQL test server: run the tests through scripts/with-postgres.sh (\(environmentVariable) is not set)") }
+        guard let url = serverURL else { throw missingServer }
         let name = "liveline_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let admin = try PostgresConnection(url)
         defer { admin.close() }

@@ -115,7 +115,8 @@ import Testing
                 return !a.raised
             }
             if raiseNow { request.connection.setMaxConcurrentStreams(50) }
-            // Answer a little later so requests overlap once the limit allows it.
+            // Answer a little later so requests overlap once the limit allows it (the behaviour
+            // staged, not a wait for anything).
             Task {
                 try? await Task.sleep(for: .milliseconds(20))
                 active.withLock { $0.now -= 1 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
+import LivelineTesting
 import Synchronization
 import Testing
 
@@ -39,9 +40,11 @@ final class ScriptedConnection: PushConnection {
         continuation?.resume(returning: WireResponse(status: status, headers: [("apns-id", "x")], body: body))
     }
 
-    /// Waits (by yielding) until `count` requests are waiting for an answer.
-    func waitForWaiting(_ count: Int) async {
-        while state.withLock({ $0.waiting.count }) < count { await Task.yield() }
+    /// Waits until `count` requests are waiting for an answer, with a deadline.
+    func waitForWaiting(_ count: Int) async throws {
+        try await until("\(count) requests waiting for an answer at the scripted connection", poll: .milliseconds(1)) {
+            state.withLock { $0.waiting.count } >= count
+        }
     }
 
     var isUsable: Bool { usable.load(ordering: .relaxed) }
@@ -85,14 +88,14 @@ struct ScriptedConnector: PushConnector {
                 return await group.reduce(into: [APNSResult]()) { $0.append($1) }
             }
         }
-        await connection.waitForWaiting(1)
+        try await connection.waitForWaiting(1)
         // A rejection does not open the connection: the next push still goes alone.
         connection.answer(400)
-        await connection.waitForWaiting(1)
+        try await connection.waitForWaiting(1)
         #expect(connection.state.withLock { $0.maxInFlight } == 1)
         connection.answer(200)
         // After the first accepted push the other eight go out together.
-        await connection.waitForWaiting(8)
+        try await connection.waitForWaiting(8)
         #expect(connection.state.withLock { $0.maxInFlight } == 8)
         for _ in 0..<8 { connection.answer(200) }
         let all = await results.value
@@ -110,7 +113,7 @@ struct ScriptedConnector: PushConnector {
                 return await group.reduce(into: 0) { n, r in n += r.isAccepted ? 1 : 0 }
             }
         }
-        await connection.waitForWaiting(5)
+        try await connection.waitForWaiting(5)
         for _ in 0..<5 { connection.answer(200) }
         #expect(await results.value == 5)
         await client.shutdown()
@@ -133,9 +136,9 @@ struct ScriptedConnector: PushConnector {
         let connection = ScriptedConnection()
         let client = try Self.client(connection, token: false)
         let inFlight = Task { await client.send(Self.push, to: Self.token) }
-        await connection.waitForWaiting(1)
+        try await connection.waitForWaiting(1)
         let shutdown = Task { await client.shutdown() }
-        while !client.isShuttingDown { await Task.yield() }
+        try await until("shutdown to begin") { client.isShuttingDown }
         // New pushes are refused once shutdown has begun; the one in flight is still waited for.
         let refused = await client.send(Self.push, to: Self.token)
         #expect(refused == .failed(APNSClientError(.shutdown, "the client is shut down; the push was not sent")))
@@ -211,7 +214,9 @@ struct ScriptedConnector: PushConnector {
         // The server: answers whatever waits, every third push rejected.
         let server = Task {
             var answered = 0
-            while answering.load(ordering: .relaxed) {
+            // Stopped by the test once it has every result; the deadline only ends a failed test's server.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while answering.load(ordering: .relaxed), ContinuousClock.now < deadline {
                 if connection.state.withLock({ !$0.waiting.isEmpty }) {
                     connection.answer(answered % 3 == 2 ? 400 : 200)
                     answered += 1
@@ -228,6 +233,8 @@ struct ScriptedConnector: PushConnector {
         // Paused: at most the in-flight window plus the result buffer get sent.
         let stalled = { connection.state.withLock { $0.sent } }
         var previous = -1
+        // No signal says "nothing more will be sent": wait until the count stays put across 200
+        // scheduler turns (every sender had its chance), bounded by the push count.
         while stalled() != previous {
             previous = stalled()
             for _ in 0..<200 { await Task.yield() }
@@ -253,12 +260,14 @@ struct ScriptedConnector: PushConnector {
         let pushes = Repeated(element: (Self.push, Self.token), count: 1_000_000)
         do {
             let iterator = client.sendAll(pushes).makeAsyncIterator()
-            await connection.waitForWaiting(16)
+            try await connection.waitForWaiting(16)
             // Nobody reads results yet: answering fills the 16-result buffer and frees 16 workers.
             for _ in 0..<16 { connection.answer(200) }
-            await connection.waitForWaiting(16)
+            try await connection.waitForWaiting(16)
             for _ in 0..<16 { connection.answer(200) }
             // Buffer full and 16 more done: the workers now block on the buffer; no more are sent.
+            // A check that nothing happens has no signal to wait for: 100 scheduler turns give any
+            // worker that would wrongly send the chance to (a bounded count, not a readiness wait).
             for _ in 0..<100 { await Task.yield() }
             #expect(connection.state.withLock { $0.sent } <= 48)
             let first = await iterator.next()
@@ -266,9 +275,10 @@ struct ScriptedConnector: PushConnector {
             #expect(first?.deviceToken == Self.token)
         }
         // The iterator is gone: the workers stop after their current push.
-        while connection.state.withLock({ !$0.waiting.isEmpty }) {
+        try await until("the workers to stop sending once the iterator is gone", poll: .milliseconds(1)) {
+            guard connection.state.withLock({ !$0.waiting.isEmpty }) else { return true }
             connection.answer(200)
-            await Task.yield()
+            return false
         }
         await client.shutdown()
         #expect(connection.state.withLock { $0.sent } < 100)

@@ -2,6 +2,7 @@ import Foundation
 @testable import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
+import LivelineTesting
 import Synchronization
 import Testing
 
@@ -11,6 +12,7 @@ final class SilentConnection: PushConnection {
 
     func send(_ request: WireRequest, timeout: Duration) async throws(WireError) -> WireResponse {
         sent.add(1, ordering: .relaxed)
+        // The behaviour staged: a server that never answers, so the request lasts its whole timeout.
         try? await Task.sleep(for: timeout)
         throw WireError(kind: .deadline, message: "no response within \(timeout)")
     }
@@ -22,20 +24,6 @@ final class SilentConnection: PushConnection {
 struct SilentConnector: PushConnector {
     let connection: SilentConnection
     func connect(to endpoint: Endpoint, timeouts: APNSConfiguration.Timeouts) async throws(WireError) -> any PushConnection { connection }
-}
-
-/// `body`'s value, or nil when `limit` passed first (`body` is then cancelled).
-func finished<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
 }
 
 @Suite struct GateDeadlineTests {
@@ -87,21 +75,19 @@ func finished<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable (
         let client = try Self.tokenClient(ScriptedConnector(connection: connection))
         let done = Shared<[APNSResult]>([])
         let first = Task { await client.send(Self.push, to: Self.token) }
-        await connection.waitForWaiting(1)
+        try await connection.waitForWaiting(1)
         let waiting = (0..<9).map { _ in
             Task {
                 let result = await client.send(Self.push, to: Self.token)
                 done.withLock { $0.append(result) }
             }
         }
-        // Let them reach the gate (cancelling earlier ends them with `cancelled` as well).
+        // All nine inside the client; then a bounded number of scheduler turns to let them reach
+        // the gate. Not a readiness wait: cancelling earlier ends them with `cancelled` as well.
+        try await until("the nine pushes to enter the client") { client.inFlight == 10 }
         for _ in 0..<200 { await Task.yield() }
         for task in waiting { task.cancel() }
-        let ended = await finished(within: .seconds(10)) {
-            while done.withLock({ $0.count }) < 9 { try? await Task.sleep(for: .milliseconds(5)) }
-            return true
-        }
-        #expect(ended == true, "cancelled pushes kept waiting for the gate")
+        try await until("the nine cancelled pushes to end (they kept waiting for the gate)", within: .seconds(10)) { done.withLock { $0.count } == 9 }
         #expect(connection.state.withLock { $0.sent } == 1)
         for result in done.withLock({ $0 }) {
             guard case .failed(let error) = result else { Issue.record("\(result)"); continue }

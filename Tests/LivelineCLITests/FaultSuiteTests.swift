@@ -35,7 +35,7 @@ struct FaultSuiteTests {
     }
 
     @Test("three instances on one PostgreSQL, one killed with SIGKILL and another restarted: every row ends once",
-          .enabled(if: TestPostgres.isAvailable, "needs PostgreSQL's server programs (make test)"))
+          .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server, so PostgreSQL's programs are taken as missing (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 runs it regardless)"))
     func instances() async throws {
         let result = try await Self.run("instances")
         #expect(result.stdout.contains("1500 rows: 1500 sent, 0 not final, 0 failed"), "\(result.stdout)")
@@ -43,7 +43,7 @@ struct FaultSuiteTests {
     }
 
     @Test("PostgreSQL stopped during a fan-out: the API answers 503 store-unavailable, nothing accepted is lost, the service recovers by itself",
-          .enabled(if: TestPostgres.isAvailable, "needs PostgreSQL's server programs (make test)"))
+          .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server, so PostgreSQL's programs are taken as missing (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 runs it regardless)"))
     func outage() async throws {
         let result = try await Self.run("outage")
         let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("outage ") }.map(String.init), "\(result.stdout)")

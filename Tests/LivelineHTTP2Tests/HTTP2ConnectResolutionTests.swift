@@ -1,21 +1,8 @@
 import Foundation
 @testable import LivelineHTTP2
+import LivelineTesting
 import Synchronization
 import Testing
-
-/// `body`'s outcome, or nil when `limit` passed first.
-private func finished<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
 
 /// Connecting and failing with an `HTTP2Error`, or nil when it connected.
 private func connectError(_ host: String, timeout: Duration, resolver: @escaping SocketAddress.Resolver = SocketAddress.systemResolver) async -> HTTP2Error? {
@@ -52,16 +39,23 @@ struct HTTP2ConnectResolutionTests {
         let host = "slow.example"
         let timeout = Duration.milliseconds(300)
         let onCooperativeThread = Atomic<Bool>(true)
-        let release = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
         let resolver: SocketAddress.Resolver = { _, _ throws(HTTP2Error) in
             // The resolver's thread carries its own name (the kernel keeps 15 bytes of it).
             let threadName = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             onCooperativeThread.store(!threadName.hasPrefix("resolve "), ordering: .relaxed)
-            while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.05) }
+            // The behaviour staged: no answer until the test has its outcome (at most 300 s).
+            _ = release.wait(timeout: .now() + 300)
             throw HTTP2Error(.resolveFailed, "released")
         }
+        // Beside the whole suite, synchronous tests (libpq, SQLite) hold both cooperative threads
+        // for tens of seconds. The connect's timeout fires on a Dispatch timer 300 ms after the
+        // call, so its answer is queued for the first free thread; the watchdog counts only time
+        // in which tasks could run (LivelineTesting's RunnableClock), so it does not expire while
+        // that answer waits its turn. (Both used to be tasks on the pool: the watchdog's wake-up
+        // came first once the threads were free, and the test failed.)
         let outcome = await finished(within: .seconds(10)) { await connectError(host, timeout: timeout, resolver: resolver) }
-        release.withLock { $0 = true }
+        release.signal()
         guard let outcome else { Issue.record("connect did not finish while the resolver hung"); return }
         guard let error = outcome else { Issue.record("connected to \(host)"); return }
         #expect(error.code == .connectTimeout, "\(error)")

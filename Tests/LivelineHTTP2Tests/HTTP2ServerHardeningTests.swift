@@ -70,8 +70,7 @@ struct HTTP2ServerHardeningTests {
         }
         #expect(server.acceptedConnections == 2)
         await first.close()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.connections.count > 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await until("the server to drop the closed connection from its list") { server.connections.count <= 1 }
         let fourth = try await connect(server, pki)
         #expect(try await fourth.send(HTTP2Request(path: "/")).status == 200)
         #expect(server.acceptedConnections == 3)
@@ -175,15 +174,28 @@ struct HTTP2ServerHardeningTests {
         let chunk = Array((0..<(65536 / frame.count)).map { _ in frame }.joined())
         let written = Locked(0)
         let stop = Locked(false)
+        let ended = Locked(false)
         let flood = Task {
             await onOwnThread {
                 while !stop.withLock({ $0 }), flooder.write(chunk) {
                     written.withLock { $0 += chunk.count }
                 }
+                ended.withLock { $0 = true }
             }
         }
+        // Whatever fails below, the flood stops (its thread would otherwise keep a core busy).
+        defer {
+            stop.withLock { $0 = true }
+            flooder.shutdown()
+        }
         // The flood keeps both cores busy: keep it short (a few requests) for the tests beside it.
-        while written.withLock({ $0 }) < 1 << 20 { try await Task.sleep(for: .milliseconds(5)) }
+        try await until("the flood to write 1 MiB") {
+            let bytes = written.withLock { $0 }
+            if bytes < 1 << 20, ended.withLock({ $0 }), !stop.withLock({ $0 }) {
+                throw TestingError("the flood's write failed after \(bytes) bytes (the server closed the connection?)")
+            }
+            return bytes >= 1 << 20
+        }
         let other = try await connect(server, pki, requestTimeout: .seconds(30))
         for index in 0..<3 {
             let response = try await other.send(HTTP2Request(path: "/\(index)"))

@@ -135,6 +135,8 @@ struct HTTP2ServerTests {
                 request.connection.setMaxConcurrentStreams(5)
             }
             Task {
+                // The behaviour under test: each request is held 20 ms so requests overlap and the
+                // number in flight shows the limit (not a wait for anything).
                 try? await Task.sleep(for: .milliseconds(20))
                 counts.withLock { $0.inFlight -= 1 }
                 responder.respond(status: 200)
@@ -182,6 +184,7 @@ struct HTTP2ServerTests {
                 counts.maxInFlight = max(counts.maxInFlight, counts.inFlight)
             }
             Task {
+                // The behaviour under test: each request is held 5 ms so requests overlap.
                 try? await Task.sleep(for: .milliseconds(5))
                 counts.withLock { $0.inFlight -= 1 }
                 responder.respond(status: 200)
@@ -379,7 +382,7 @@ struct HTTP2ServerTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
         }
-        while arrived.withLock({ $0 }) < 20 { await Task.yield() }
+        try await until("the 20 requests to reach the server") { arrived.withLock { $0 } >= 20 }
         await connection.close(drain: true)
         let statuses = try await inFlight.value
         #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 200 })
@@ -394,10 +397,11 @@ struct HTTP2ServerTests {
     @Test("cancelling the task cancels the request with a cancelled error")
     func cancellation() async throws {
         let pki = try TestPKI.shared()
-        let server = try startServer(pki) { _, _ in }
+        let arrived = TestSignal()
+        let server = try startServer(pki) { _, _ in arrived.signal() }
         let connection = try await connect(server, pki)
         let task = Task { try await connection.send(HTTP2Request(path: "/never")) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await arrived.wait("the request to reach the server")
         task.cancel()
         await #expect {
             _ = try await task.value

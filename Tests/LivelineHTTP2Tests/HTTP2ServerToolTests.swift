@@ -46,8 +46,7 @@ struct HTTP2ServerToolTests {
         #expect(server.connections.first?.isOpen == true)
         await connection.close()
         // The server notices the close on its own loop; wait for that signal with a deadline.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while closed.withLock({ $0 }).isEmpty && ContinuousClock.now < deadline { await Task.yield() }
+        try await until("whenClosed to run") { !closed.withLock { $0 }.isEmpty }
         #expect(closed.withLock { $0 } == [id])
         #expect(server.connections.isEmpty)
         await server.stop()

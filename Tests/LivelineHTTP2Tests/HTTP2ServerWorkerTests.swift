@@ -12,16 +12,6 @@ private func startWorkerServer(_ pki: TestPKI, workers: Int = 1, handler: @escap
     return try HTTP2Server.start(configuration: configuration, handler: handler)
 }
 
-/// Waits on `semaphore` off the cooperative threads.
-private func wait(_ semaphore: DispatchSemaphore) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-            semaphore.wait()
-            continuation.resume()
-        }
-    }
-}
-
 /// The names of this process's threads (`/proc/self/task/*/comm`).
 private func threadNames() -> [String] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
@@ -34,14 +24,15 @@ struct HTTP2ServerWorkerTests {
     @Test("the handler runs on the connection's worker, not the loop; a handler blocked on one worker stops neither PING nor another worker's answers")
     func loopKeepsServing() async throws {
         let pki = try TestPKI.shared()
-        let entered = DispatchSemaphore(value: 0)
+        let entered = TestSignal()
         let gate = DispatchSemaphore(value: 0)
         let threads = Locked<[String: String]>([:])
         let server = try startWorkerServer(pki, workers: 2) { request, responder in
             threads.withLock { $0[request.path] = Thread.current.name ?? "?" }
             if request.path == "/block" {
                 entered.signal()
-                gate.wait()
+                // Blocks the worker (the behaviour under test), bounded: 504 when never released.
+                guard (try? gate.wait(within: .seconds(300), "the test to release /block")) != nil else { return responder.respond(status: 504) }
             }
             responder.respond(status: 200)
         }
@@ -49,7 +40,7 @@ struct HTTP2ServerWorkerTests {
         let blocked = try await connect(server, pki)
         let other = try await connect(server, pki)
         let stuck = Task { await result(blocked, HTTP2Request(method: "GET", path: "/block")) }
-        await wait(entered)
+        try await entered.wait("/block to reach its worker")
         // The loop still reads, answers PING and carries the other worker's answer.
         let rtt = try await blocked.ping()
         #expect(rtt < .seconds(30))
@@ -93,7 +84,7 @@ struct HTTP2ServerWorkerTests {
     @Test("a worker hands its first answers to the loop before it finishes a long batch, so the client sees them while the rest is validated")
     func answersLeaveBeforeTheBatchEnds() async throws {
         let pki = try TestPKI.shared()
-        let holding = DispatchSemaphore(value: 0)
+        let holding = TestSignal()
         let release = DispatchSemaphore(value: 0)
         let firstSeen = DispatchSemaphore(value: 0)
         let server = try startWorkerServer(pki) { request, responder in
@@ -101,8 +92,8 @@ struct HTTP2ServerWorkerTests {
             case "/hold":
                 // Blocks the worker while the requests below queue up behind it as one batch.
                 holding.signal()
-                release.wait()
-                responder.respond(status: 200)
+                let released = (try? release.wait(within: .seconds(300), "the test to release /hold")) != nil
+                responder.respond(status: released ? 200 : 504)
             case "/last":
                 // Waits until the client has the answer to /first, queued 17 requests earlier in
                 // the same batch: answered only if the worker handed it over before the batch ended.
@@ -113,7 +104,7 @@ struct HTTP2ServerWorkerTests {
         }
         let connection = try await connect(server, pki, requestTimeout: .seconds(60))
         let hold = Task { await result(connection, HTTP2Request(method: "GET", path: "/hold")) }
-        await wait(holding)
+        try await holding.wait("/hold to reach the worker")
         // Sent from one thread in this order (completion sends queue in call order): /first,
         // 16 fillers, /last.
         let statuses = Locked<[String: Int]>([:])
@@ -131,8 +122,10 @@ struct HTTP2ServerWorkerTests {
         _ = try await connection.ping()
         release.signal()
         #expect(try await hold.value.get().status == 200)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            done.notify(queue: .global()) { continuation.resume() }
+        try await withDeadline("the answers to all \(paths.count) requests") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                done.notify(queue: .global()) { continuation.resume() }
+            }
         }
         let answered = statuses.withLock { $0 }
         #expect(answered.count == paths.count)
@@ -144,21 +137,22 @@ struct HTTP2ServerWorkerTests {
     @Test("stop() waits for a busy handler, sends its answer, and leaves no worker thread behind")
     func stopDrainsAndEndsThreads() async throws {
         let pki = try TestPKI.shared()
-        let entered = DispatchSemaphore(value: 0)
+        let entered = TestSignal()
         let gate = DispatchSemaphore(value: 0)
         let server = try startWorkerServer(pki, workers: 2) { request, responder in
             entered.signal()
-            gate.wait()
-            responder.respond(status: 200)
+            // Busy until released (the behaviour under test), bounded: 504 when never released.
+            let released = (try? gate.wait(within: .seconds(300), "the test to release /busy")) != nil
+            responder.respond(status: released ? 200 : 504)
         }
         let names = ["h2w \(server.port)/0", "h2w \(server.port)/1"]
         let connection = try await connect(server, pki)
         let busy = Task { await result(connection, HTTP2Request(method: "GET", path: "/busy")) }
-        await wait(entered)
+        try await entered.wait("/busy to reach its worker")
         #expect(threadNames().contains(names[1]))
         let stopping = Task { await server.stop() }
         gate.signal()
-        await stopping.value
+        try await withDeadline("stop() to end once the busy handler answered") { await stopping.value }
         #expect(try await busy.value.get().status == 200)
         #expect(threadNames().filter { names.contains($0) } == [])
         await connection.close()

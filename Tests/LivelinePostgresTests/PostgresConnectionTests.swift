@@ -3,7 +3,7 @@ import LivelinePostgres
 import LivelineTesting
 import Testing
 
-@Suite("PostgreSQL connection on a real server", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+@Suite("PostgreSQL connection on a real server", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
 struct PostgresConnectionTests {
     /// Runs `body` on a connection to a new, empty database.
     func withDatabase(_ body: (PostgresConnection, TestDatabase) throws -> Void) throws {
@@ -149,7 +149,7 @@ struct PostgresConnectionTests {
     }
 }
 
-@Suite("PostgreSQL notifications", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+@Suite("PostgreSQL notifications", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
 struct PostgresListenerTests {
     @Test("a listener is called for a NOTIFY committed by another connection, and again after its connection was lost")
     func notifies() throws {

@@ -24,7 +24,7 @@ struct ServiceCrashTests {
         // Each push waits 5 ms at the simulator, so the fan-out takes long enough to be interrupted.
         f.simulator.inject(FaultRule(.latency(0.005)))
         let first = try RunningProcess.start(binary, ["serve"], environment: environment, keepStandardError: true)
-        let out = try await first.output(containing: "Ready.")
+        let out = try await first.output(containing: "Ready.", within: .seconds(60))
         let url = try #require(out.split(separator: "\n").first { $0.contains("listening on") }.map { String($0.split(separator: " ").last!) })
         let admin = APIClient(baseURL: url, key: f.admin.key)
         let accepted = try await admin.call("POST", "/v1/activities/flight-kill/update", json: ["contentState": ServiceFixture.state(gate: "K9")])
@@ -32,14 +32,16 @@ struct ServiceCrashTests {
         #expect(accepted.json["queued"]?.numberValue == Double(phones))
         let before = f.simulator.counts.accepted
         // Kill once a quarter of the fan-out has reached the simulator (waiting on the simulator's own count).
-        while f.simulator.counts.accepted < before + phones / 4 { await Task.yield() }
+        try await until("a quarter of the fan-out to reach the simulator", within: .seconds(60), poll: .milliseconds(1)) {
+            f.simulator.counts.accepted >= before + phones / 4
+        }
         first.send(SIGKILL)
-        #expect(await first.exitStatus() == 128 + SIGKILL)
+        #expect(try await first.exitStatus(within: .seconds(30)) == 128 + SIGKILL)
         let atKill = f.simulator.counts.accepted - before
         #expect(atKill < phones, "the fan-out finished before the kill; the test proves nothing")
 
         let second = try RunningProcess.start(binary, ["serve"], environment: environment, keepStandardError: true)
-        let out2 = try await second.output(containing: "Ready.")
+        let out2 = try await second.output(containing: "Ready.", within: .seconds(60))
         #expect(out2.contains("were on the wire when the last run stopped"))
         let url2 = try #require(out2.split(separator: "\n").first { $0.contains("listening on") }.map { String($0.split(separator: " ").last!) })
         let after = try await APIClient(baseURL: url2, key: f.admin.key).call("GET", "/v1/activities/flight-kill?wait=30&limit=10000")
@@ -48,7 +50,7 @@ struct ServiceCrashTests {
         #expect(updates.count == phones)
         #expect(updates.allSatisfy { $0["state"] == "sent" })
         second.send(SIGTERM)
-        #expect(await second.exitStatus() == 0)
+        #expect(try await second.exitStatus(within: .seconds(30)) == 0)
 
         // Against the simulator's log: every phone got the update at least once; repeats only for what was on the wire.
         var perToken: [String: Int] = [:]

@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineHTTPServer
 import LivelineService
+import LivelineTesting
 import LivelineUI
 import Synchronization
 import Testing
@@ -34,14 +35,17 @@ struct ServiceInteractionTests {
         }
 
         /// Returns once a request has been answered 200.
-        func waitForDelivery() async {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { s -> Bool in
-                    if s.requests.count > failures { return true }
-                    s.waiter = c
-                    return false
+        /// - Throws: `TestingError` when none was within the wait's deadline.
+        func waitForDelivery() async throws {
+            try await withDeadline("the webhook to be delivered (answered 200 after \(failures) failures)") { [self] in
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let done = state.withLock { s -> Bool in
+                        if s.requests.count > failures { return true }
+                        s.waiter = c
+                        return false
+                    }
+                    if done { c.resume() }
                 }
-                if done { c.resume() }
             }
         }
     }
@@ -64,7 +68,7 @@ struct ServiceInteractionTests {
         #expect(missingKey.status == 400)
         #expect(missingKey.errorCode == "missing-idempotency-key")
 
-        await webhook.waitForDelivery()
+        try await webhook.waitForDelivery()
         let requests = webhook.received
         #expect(requests.count == 2)  // one 500, one 200: the same interaction, retried
         let delivered = try #require(requests.last)

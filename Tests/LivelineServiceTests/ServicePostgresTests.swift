@@ -5,7 +5,7 @@ import LivelineStore
 import LivelineTesting
 import Testing
 
-@Suite("Service on PostgreSQL", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+@Suite("Service on PostgreSQL", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
 struct ServicePostgresTests {
     @Test("the flow on PostgreSQL: register, start, update reach the phone; another instance's leased row is left alone")
     func flowOnPostgres() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCore
 import LivelineHTTP2
+import LivelineTesting
 @testable import LivelineSimulator
 import Testing
 
@@ -184,12 +185,7 @@ struct RetentionTests {
             #expect(try await connection.send(served.alert(token: jwt)).status == 200)
             await connection.close()
         }
-        var waited = 0
-        while served.server.trackedConnections > 0 && waited < 500 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-        }
-        #expect(served.server.trackedConnections == 0)
+        try await until("the server to forget the 20 closed connections") { served.server.trackedConnections == 0 }
         #expect(served.simulator.counts.accepted == 20)
         await served.stop()
     }

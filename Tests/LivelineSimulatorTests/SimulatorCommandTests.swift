@@ -21,7 +21,7 @@ struct SimulatorCommandTests {
         // Never leave the server behind, even when an expectation throws half-way.
         defer { server.send(SIGKILL) }
         // Wait for the "Ready." line: the server is listening once it is printed.
-        let text = (try? await server.output(containing: "Ready.")) ?? server.standardOutput
+        let text = (try? await server.output(containing: "Ready.", within: .seconds(60))) ?? server.standardOutput
         #expect(text.contains("APNs simulator (sandbox) listening on https://127.0.0.1:"))
         #expect(text.contains("CA file: \(dir)/simulator-ca.pem"))
         #expect(text.contains("Generated key: \(dir)/AuthKey_"))
@@ -41,7 +41,7 @@ struct SimulatorCommandTests {
         #expect(bad.stderr.contains("unknown subcommand 'stats'"))
 
         server.send(SIGTERM)
-        #expect(await server.exitStatus() == 0)
+        #expect(try await server.exitStatus(within: .seconds(30)) == 0)
         let after = try await Self.run(["simulator", "status", "--state-dir", dir])
         #expect(after.status == 1)
         #expect(after.stderr.contains("no running simulator found"))
@@ -67,7 +67,7 @@ struct SimulatorCommandTests {
         // Loopback with the flag: the same token rules, without listening beyond this machine in a test.
         let server = try RunningProcess.start(Self.binary, ["simulator", "--allow-remote", "--host", "127.0.0.1", "--port", "0", "--state-dir", dir])
         defer { server.send(SIGKILL) }
-        let text = (try? await server.output(containing: "Ready.")) ?? server.standardOutput
+        let text = (try? await server.output(containing: "Ready.", within: .seconds(60))) ?? server.standardOutput
         let endpoint = try JSONValue.parse(Array(try #require(FileManager.default.contents(atPath: dir + "/simulator.json"))))
         let token = try #require(endpoint["inspectionToken"]?.stringValue)
         #expect(token.count == 64)
@@ -84,6 +84,6 @@ struct SimulatorCommandTests {
             #expect(bare.stdoutText == "401")
         }
         server.send(SIGTERM)
-        #expect(await server.exitStatus() == 0)
+        #expect(try await server.exitStatus(within: .seconds(30)) == 0)
     }
 }

@@ -141,7 +141,7 @@ struct SimulatorServerTests {
         await served.stop()
     }
 
-    @Test("curl --http2 --cacert pushes and reads the inspection API", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+    @Test("curl --http2 --cacert pushes and reads the inspection API", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "SKIPPED: /usr/bin/curl is not installed (Debian's curl package)"))
     func curl() async throws {
         let served = try await ServedSimulator.start()
         let url = "https://127.0.0.1:\(served.server.port)"

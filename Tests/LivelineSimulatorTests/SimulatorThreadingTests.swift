@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LivelineHTTP2
+import LivelineTesting
 import Synchronization
 @testable import LivelineSimulator
 import Testing
@@ -16,16 +17,6 @@ private final class Cell<Value: Sendable>: Sendable {
 /// The simulator's work runs on the HTTP/2 server's worker, never on its event loop.
 @Suite("SimulatorServer threading: the loop does I/O only")
 struct SimulatorThreadingTests {
-    /// Waits on `semaphore` off the cooperative threads.
-    static func wait(_ semaphore: DispatchSemaphore) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                semaphore.wait()
-                continuation.resume()
-            }
-        }
-    }
-
     @Test("while the simulator's state is held elsewhere, a push waits but the connection still answers PING; then the push is accepted")
     func loopServesWhileSimulatorIsBusy() async throws {
         let served = try await ServedSimulator.start()
@@ -35,18 +26,19 @@ struct SimulatorThreadingTests {
         #expect(try await connection.send(alert).status == 200)
 
         // Another thread holds the simulator's lock, as a long validation would.
-        let held = DispatchSemaphore(value: 0)
+        let held = TestSignal()
         let release = DispatchSemaphore(value: 0)
         let simulator = served.simulator
         let holder = Thread {
             simulator.state.withLock { _ in
                 held.signal()
-                release.wait()
+                // Holds the lock (the behaviour under test) until released, for at most 300 s.
+                _ = release.wait(timeout: .now() + 300)
             }
         }
         holder.start()
-        await Self.wait(held)
-        let answered = DispatchSemaphore(value: 0)
+        try await held.wait("the holder thread to take the simulator's lock")
+        let answered = TestSignal()
         let status = Cell<Int?>(nil)
         connection.send(alert) { result in
             status.set(try? result.get().status)
@@ -60,7 +52,7 @@ struct SimulatorThreadingTests {
         #expect(rtt < .seconds(30))
         #expect(status.get() == nil)
         release.signal()
-        await Self.wait(answered)
+        try await answered.wait("the push's answer once the lock was released")
         #expect(status.get() == 200)
         #expect(served.simulator.counts.accepted == 2)
         await connection.close()

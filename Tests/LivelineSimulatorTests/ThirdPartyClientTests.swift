@@ -119,7 +119,7 @@ struct ThirdPartyClientTests {
 
     // Python's standard library only: skipped only when Debian's /usr/bin/python3 is missing.
     @Test("a TLS client offering no ALPN (HTTP/2 prior knowledge, as aioapns 2.2 connects) gets HTTP/2 from the simulator, not from a default HTTP2Server",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: ThirdPartyClientTests.python)), arguments: [true, false])
+          .enabled(if: FileManager.default.isExecutableFile(atPath: ThirdPartyClientTests.python), "SKIPPED: Debian's /usr/bin/python3 is not installed"), arguments: [true, false])
     func noALPN(simulator: Bool) async throws {
         let served = try await ServedSimulator.start()
         let plain = try HTTP2Server.start(configuration: HTTP2ServerConfiguration(

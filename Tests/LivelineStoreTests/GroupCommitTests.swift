@@ -1,5 +1,6 @@
 import Foundation
 @testable import LivelineStore
+import LivelineTesting
 import Testing
 
 /// Writers that arrive together share a transaction; each keeps its own result and its own rollback.
@@ -17,12 +18,22 @@ struct GroupCommitTests {
 
     struct Refused: Error, Equatable { var n: String }
 
-    /// A flag one thread raises and others wait for.
+    /// A flag one thread raises and others wait for, with a deadline.
     final class Gate: @unchecked Sendable {
         private let condition = NSCondition()
         private var open = false
+        private let what: String
+        init(_ what: String) { self.what = what }
         func raise() { condition.lock(); open = true; condition.broadcast(); condition.unlock() }
-        func wait() { condition.lock(); while !open { condition.wait() }; condition.unlock() }
+        /// Blocks the calling thread (a writer's own) until raised. The bound is long: it only ends
+        /// a holder that a failed test abandoned (the test's own waits count runnable time, and a
+        /// wall-clock bound as short as theirs expired while the test sat behind blocked threads).
+        func waitRaised() throws { try condition.wait(within: .seconds(300), what) { open } }
+        /// Suspends the calling task until raised.
+        func opened() async throws {
+            try await until(what) { isOpen() }
+        }
+        private func isOpen() -> Bool { condition.lock(); defer { condition.unlock() }; return open }
     }
 
     /// Writers finished so far.
@@ -33,7 +44,8 @@ struct GroupCommitTests {
         var value: Int { lock.lock(); defer { lock.unlock() }; return count }
     }
 
-    /// Runs `body` on a thread of its own; `wait()` returns its result.
+    /// Runs `body` on a thread of its own; `outcome()` (blocking) and `value()` (suspending) return
+    /// its result, or throw when it has none within the wait's deadline.
     final class Writer<T: Sendable>: @unchecked Sendable {
         private let done = NSCondition()
         private var result: Result<T, any Error>?
@@ -43,20 +55,20 @@ struct GroupCommitTests {
                 done.lock(); result = r; done.broadcast(); done.unlock()
             }
         }
-        func wait() -> Result<T, any Error> {
-            done.lock(); defer { done.unlock() }
-            while result == nil { done.wait() }
-            return result!
+        private var finished: Result<T, any Error>? { done.lock(); defer { done.unlock() }; return result }
+        func outcome() throws -> Result<T, any Error> {
+            try done.wait(within: .seconds(60), "a writer thread to finish") { result != nil }
+            return finished!
+        }
+        func value() async throws -> T {
+            try await until("a writer thread to finish", within: .seconds(60)) { finished != nil }
+            return try finished!.get()
         }
     }
 
     /// Waits (bounded) until `condition` holds: the writers make it true by queueing.
     func waitUntil(_ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(20)
-        while !condition() {
-            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        try blockingUntil("the writers to queue", poll: .milliseconds(1), condition)
     }
 
     /// A first writer that holds its transaction open until `release` is raised; `inside` tells it began.
@@ -65,7 +77,7 @@ struct GroupCommitTests {
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("a"))
                 inside.raise()
-                release.wait()
+                try release.waitRaised()
                 return "a"
             }
         }
@@ -75,15 +87,15 @@ struct GroupCommitTests {
     func writersShareOneCommit() throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try inside.waitRaised()
         let others = ["b", "c"].map { n in Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
         try waitUntil { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
-        #expect(try others.map { try $0.wait().get() } == ["b", "c"])
+        #expect(try first.outcome().get() == "a")
+        #expect(try others.map { try $0.outcome().get() } == ["b", "c"])
         let after = store.groupCommitCounts
         #expect(after.batches - before.batches == 1, "the three writers committed together")
         #expect(after.transactions - before.transactions == 3)
@@ -94,9 +106,9 @@ struct GroupCommitTests {
     func throwingWriterRollsBackAlone() throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try inside.waitRaised()
         let failing = Writer { [store] in
             try store.write { tx -> String in
                 try tx.insertKey(Self.key("b"))
@@ -107,9 +119,9 @@ struct GroupCommitTests {
         let last = Writer { [store] in try store.write { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
         try waitUntil { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
-        #expect(throws: Refused(n: "b")) { try failing.wait().get() }
-        #expect(try last.wait().get() == "c")
+        #expect(try first.outcome().get() == "a")
+        #expect(throws: Refused(n: "b")) { try failing.outcome().get() }
+        #expect(try last.outcome().get() == "c")
         let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
         #expect(kept == ["a", "c"])
     }
@@ -125,33 +137,29 @@ struct GroupCommitTests {
                 return w
             }
         }
-        #expect(try writers.map { try $0.wait().get() } == Array(0..<8))
+        #expect(try writers.map { try $0.outcome().get() } == Array(0..<8))
         #expect(try store.write { try $0.keyCount() } == 800)
         let after = store.groupCommitCounts
         #expect(after.transactions - before.transactions == 801)
     }
 
     /// `waitUntil` for async tests: polls without blocking a thread of the concurrency pool.
-    func waitUntilAsync(_ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(20)
-        while !condition() {
-            guard Date() < deadline else { throw Refused(n: "timed out waiting for queued writers") }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+    func waitUntilAsync(_ what: String = "the writers to queue", _ condition: () -> Bool) async throws {
+        try await until(what, poll: .milliseconds(1), condition)
     }
 
     @Test("async writers behind a running transaction suspend (no thread blocked) and commit with it")
     func asyncWritersShareOneCommit() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         let others = ["b", "c", "d"].map { n in Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key(n)); return n } } }
         try await waitUntilAsync { store.groupCommitPending == 3 }
         release.raise()
-        #expect(try first.wait().get() == "a")
+        #expect(try await first.value() == "a")
         var results: [String] = []
         for task in others { results.append(try await task.value) }
         #expect(results == ["b", "c", "d"])
@@ -165,10 +173,10 @@ struct GroupCommitTests {
     func leftoverAsyncWritersAreLed() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let before = store.groupCommitCounts
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         // 300 queued: the first batch takes the holder and 255 of them; 45 remain after it.
         let count = 300
         let done = Counter()
@@ -180,9 +188,9 @@ struct GroupCommitTests {
         }
         try await waitUntilAsync { store.groupCommitPending == count }
         release.raise()
-        _ = try first.wait().get()
+        _ = try await first.value()
         // Bounded: a writer nobody leads would wait forever, and this fails instead of hanging.
-        try await waitUntilAsync { done.value == count }
+        try await waitUntilAsync("every queued writer to end") { done.value == count }
         let after = store.groupCommitCounts
         #expect(after.transactions - before.transactions == count + 1)
         #expect(after.batches - before.batches >= 2, "a batch takes at most 256")
@@ -193,15 +201,15 @@ struct GroupCommitTests {
     func throwingAsyncWriterRollsBackAlone() async throws {
         let (store, dir) = try makeStore()
         defer { store.close(); try? FileManager.default.removeItem(atPath: dir) }
-        let inside = Gate(), release = Gate()
+        let inside = Gate("the first writer to begin its transaction"), release = Gate("the test to release the first writer")
         let first = holdingWriter(store, inside: inside, release: release)
-        inside.wait()
+        try await inside.opened()
         let failing = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("b")); throw Refused(n: "b") } }
         try await waitUntilAsync { store.groupCommitPending == 1 }
         let last = Task { try await store.writeAsync { tx -> String in try tx.insertKey(Self.key("c")); return "c" } }
         try await waitUntilAsync { store.groupCommitPending == 2 }
         release.raise()
-        #expect(try first.wait().get() == "a")
+        #expect(try await first.value() == "a")
         await #expect(throws: Refused(n: "b")) { try await failing.value }
         #expect(try await last.value == "c")
         let kept = try store.write { tx in try ["a", "b", "c"].filter { try tx.key(hash: "hash-\($0)") != nil } }
@@ -223,7 +231,9 @@ struct GroupCommitTests {
             }
             try await group.waitForAll()
         }
-        return try writers.map { try $0.wait().get() }
+        var numbers: [Int] = []
+        for writer in writers { numbers.append(try await writer.value()) }
+        return numbers
     }
 
     @Test("async and blocking writers at once: every write is kept and counted once")

@@ -15,7 +15,7 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// What only a shared store must do: several instances on one database, leases across instances,
 /// migrations at once, a lost connection, and never a password in what it prints.
-@Suite("PostgreSQL store: several instances on one database", .enabled(if: TestPostgres.isAvailable, "needs the test server of scripts/with-postgres.sh (make test)"))
+@Suite("PostgreSQL store: several instances on one database", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
 struct PostgresStoreTests {
     static let t0 = StoreContract.t0
 
@@ -79,11 +79,11 @@ struct PostgresStoreTests {
             }
             firstFinished.signal()
         }
-        firstClaimed.wait()
+        try firstClaimed.wait(within: .seconds(20), "the first store to claim its rows")
         let rows = try second.write { try $0.claimDue(now: Self.t0, limit: 100, leaseUntil: Self.t0.addingTimeInterval(60)) }
         let claimedWhileLocked = firstOpen.withLock { $0 }
         secondDone.signal()
-        firstFinished.wait()
+        try firstFinished.wait(within: .seconds(40), "the first store's transaction to end")
         #expect(claimedWhileLocked, "the second store waited for the first one's transaction")
         let held = firstRows.withLock { $0 }
         #expect(held.count == 5)
@@ -146,7 +146,13 @@ struct PostgresStoreTests {
             done.enter()
             DispatchQueue.global().async {
                 ready.leave()
-                go.wait()
+                do {
+                    try go.wait(within: .seconds(20), "the signal to migrate")
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                    done.leave()
+                    return
+                }
                 do {
                     let store = try PostgresStore(url: database.url())
                     store.close()
@@ -156,9 +162,9 @@ struct PostgresStoreTests {
                 done.leave()
             }
         }
-        ready.wait()
+        try ready.wait(within: .seconds(20), "the four migrating threads to start")
         for _ in 0..<4 { go.signal() }
-        done.wait()
+        try done.wait(within: .seconds(60), "the four stores to migrate and close")
         #expect(failures.withLock { $0 } == [])
         let admin = try PostgresConnection(database.url())
         defer { admin.close() }

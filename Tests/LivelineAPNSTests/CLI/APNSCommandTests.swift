@@ -48,19 +48,11 @@ enum LivelineBinary {
         let raw = try #require(Base64URL.decode(parts[2]))
         let der = try #require(ECDSASignature.der(fromRaw: raw))
         try Data(der).write(to: dir.appendingPathComponent("sig"))
-        let pub = Process()
-        pub.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        pub.arguments = ["pkey", "-in", pki.authKey.path, "-pubout", "-out", dir.appendingPathComponent("pub.pem").path]
-        try pub.run()
-        while pub.isRunning { usleep(2_000) }
-        let verify = Process()
-        verify.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        verify.arguments = ["dgst", "-sha256", "-verify", dir.appendingPathComponent("pub.pem").path,
-                            "-signature", dir.appendingPathComponent("sig").path, dir.appendingPathComponent("input").path]
-        verify.standardOutput = FileHandle.nullDevice
-        try verify.run()
-        while verify.isRunning { usleep(2_000) }
-        #expect(verify.terminationStatus == 0)
+        // Each waits for openssl's exit (its pipes closing), not by polling.
+        try ProcessRunner.checkedBlocking("/usr/bin/openssl", ["pkey", "-in", pki.authKey.path, "-pubout", "-out", dir.appendingPathComponent("pub.pem").path])
+        let verify = try ProcessRunner.runBlocking("/usr/bin/openssl", ["dgst", "-sha256", "-verify", dir.appendingPathComponent("pub.pem").path,
+                                                                       "-signature", dir.appendingPathComponent("sig").path, dir.appendingPathComponent("input").path])
+        #expect(verify.status == 0, "\(verify.stdoutText)\(verify.stderrText)")
     }
 
     @Test func sendPrintsTheVerdictAndExitsByIt() throws {

@@ -68,7 +68,7 @@ struct ProcessRunnerTests {
     func childHonoursSIGTERM() async throws {
         let child = try RunningProcess.start("/bin/sleep", ["5"])
         child.send(SIGTERM)
-        let status = await child.exitStatus()
+        let status = try await child.exitStatus(within: .seconds(30))
         #expect(status == 128 + SIGTERM)
     }
 }
