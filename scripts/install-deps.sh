@@ -9,7 +9,9 @@ packages=(pkg-config libssl-dev libnghttp2-dev libbrotli-dev libjemalloc-dev lib
 # name (Inter for SF Pro, emoji, mono; docs/previews.md).
 browser=(chromium chromium-driver fonts-dejavu-core fonts-inter-variable fonts-noto-color-emoji fonts-jetbrains-mono)
 case "${1:-build}" in
-  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb "${browser[@]}" python3-selenium firefox-esr python3-websockets) ;;
+  test) packages+=(postgresql nghttp2-client nghttp2-server nginx-light curl python3 python3-aioapns python3-httpx python3-h2 wrk gdb "${browser[@]}" python3-selenium firefox-esr python3-websockets)
+        # The React Native client's tests run on Node's own test runner; Debian's nodejs when no node is on the PATH.
+        command -v node >/dev/null 2>&1 || packages+=(nodejs) ;;
   demo) packages+=("${browser[@]}") ;;
   build) ;;
   *) echo "usage: $0 [build|test|demo]" >&2; exit 64 ;;
