@@ -28,6 +28,7 @@ extension Service {
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
         let policyNumber = try body.integer("storagePolicy", in: 0...1) ?? 0
         try body.finish()
+        try c.requireApp(bundleID)
         let (_, client) = try appAndClient(bundleID)
         let count = try store.write { try $0.channelCount(bundleID: bundleID) }
         if count >= Self.channelLimit {
@@ -45,17 +46,19 @@ extension Service {
 
     func listChannels(_ c: RequestContext) throws -> Answer {
         let bundleID = c.request.queryValue("bundleID")
-        return Answer(200, ["channels": .array(try store.write { try $0.channels(bundleID: bundleID) }.map(Self.json))])
+        return Answer(200, ["channels": .array(try store.write { try $0.channels(bundleID: bundleID) }.filter { c.mayAct(on: $0.bundleID) }.map(Self.json))])
     }
 
     func getChannel(_ c: RequestContext) throws -> Answer {
         guard let ch = try store.write({ try $0.channel(c.param("channelID")) }) else { throw APIError.notFound("channel \(c.param("channelID")) is not known") }
+        try c.requireApp(ch.bundleID, hiding: "channel \(c.param("channelID")) is not known")
         return Answer(200, Self.json(ch))
     }
 
     func deleteChannel(_ c: RequestContext) async throws -> Answer {
         let id = c.param("channelID")
         guard let ch = try store.write({ try $0.channel(id) }) else { throw APIError.notFound("channel \(id) is not known") }
+        try c.requireApp(ch.bundleID, hiding: "channel \(id) is not known")
         let (_, client) = try appAndClient(ch.bundleID)
         let result = await client.deleteChannel(id, bundleID: ch.bundleID)
         if let error = Self.apnsError(result), !(error.details["apnsReason"]?.stringValue == "ChannelNotRegistered") { throw error }

@@ -28,7 +28,8 @@ extension Service {
     func listInteractions(_ c: RequestContext) throws -> Answer {
         let activityID = c.param("activityID")
         return try store.write { tx in
-            guard try tx.activity(activityID) != nil else { throw APIError.notFound("activity \(activityID) is not known") }
+            guard let activity = try tx.activity(activityID) else { throw APIError.notFound("activity \(activityID) is not known") }
+            try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known")
             return Answer(200, ["interactions": .array(try tx.interactions(activityID: activityID, limit: 1000).map(Self.json))])
         }
     }

@@ -150,6 +150,13 @@ enum Migrations {
             CREATE UNIQUE INDEX outbox_one_waiting_update ON outbox (activity_id, device_id)
                 WHERE state IN ('queued', 'retrying') AND event = 'update' AND target = 'token';
             """),
+        // Keys: tenancy and lifecycle. Bundle ids hold no comma, so an admin key's apps are one list.
+        SQLiteMigration("4-key-lifecycle", """
+            ALTER TABLE api_keys ADD COLUMN bundle_id TEXT;
+            ALTER TABLE api_keys ADD COLUMN apps TEXT;
+            ALTER TABLE api_keys ADD COLUMN expires_at REAL;
+            ALTER TABLE api_keys ADD COLUMN revoked_at REAL;
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -266,6 +273,12 @@ enum Migrations {
         // step only keeps the two lists of versions alike.
         PostgresMigration("3-outbox-without-in-lists", """
             COMMENT ON TABLE outbox IS 'One row per push: queued, sending (leased), retrying, then sent, failed, superseded or pruned.';
+            """),
+        PostgresMigration("4-key-lifecycle", """
+            ALTER TABLE api_keys ADD COLUMN bundle_id TEXT;
+            ALTER TABLE api_keys ADD COLUMN apps TEXT;
+            ALTER TABLE api_keys ADD COLUMN expires_at DOUBLE PRECISION;
+            ALTER TABLE api_keys ADD COLUMN revoked_at DOUBLE PRECISION;
             """),
     ]
 }

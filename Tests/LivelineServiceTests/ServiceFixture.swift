@@ -80,13 +80,15 @@ final class ServiceFixture: @unchecked Sendable {
         // Tests register hundreds of phones at loopback speed; the rate-limit test sets its own.
         config.rateLimit = 1_000_000
         config.rateBurst = 1_000_000
+        // The apps' .p8 keys are stored encrypted in every test, under a key made for the run.
+        config.kek = SecretBox.generateKeyText()
         configure(&config)
         configuration = config
         server = try ServiceServer.start(config) { _ in }
         let adminKey = server.firstAdminKey!
-        admin = APIClient(baseURL: server.url, key: adminKey)
+        admin = APIClient(baseURL: server.adminURL ?? server.url, key: adminKey)
         _ = try await admin.call("POST", "/v1/apps", json: ["bundleID": .string(Self.bundle), "teamID": .string(teamID), "keyID": .string(keyID), "key": .string(keyPEM), "environment": "sandbox"])
-        let made = try await admin.call("POST", "/v1/keys", json: ["scope": "app"])
+        let made = try await admin.call("POST", "/v1/keys", json: ["scope": "app", "bundleID": .string(Self.bundle)])
         app = APIClient(baseURL: server.url, key: made.json["key"]?.stringValue)
     }
 

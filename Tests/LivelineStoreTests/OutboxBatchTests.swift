@@ -127,7 +127,7 @@ struct OutboxBatchTests {
             try db.run("INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, state, attempts, next_attempt_at, apns_id, created_at, updated_at) VALUES (1, 'a', 'update', ?, 'token', ?, 10, ?, 2, 5, 'apns', 1, 1)",
                        [.text("d\(i)"), .text("t\(i)"), .text(state)])
         }
-        let applied = try db.migrate(Migrations.sqlite)
+        let applied = try db.migrate(Array(Migrations.sqlite.prefix(3)))
         #expect(applied == ["3-outbox-without-in-lists"])
         let rows = try db.query("SELECT device_id, state, attempts, apns_id FROM outbox ORDER BY id")
         #expect(rows.map { $0.string("state") ?? "" } == ["queued", "sending", "sent", "superseded"])
