@@ -41,9 +41,9 @@ enum ServeCommand: LivelineCommand {
 
         --dashboard serves a read-only page (docs/dashboard.md, "The service's page") that follows each
         logical activity the service changes while it runs: sends accepted, tokens registered or
-        deleted, verdicts recorded, pushed to the page as server-sent events. It listens on 127.0.0.1
-        only, answers only to its exact host names, and needs the access token in the URL it prints
-        (kept in a cookie); it shows no key and tokens only as 8-character prefixes.
+        deleted, verdicts recorded, pushed to the page as server-sent events. It listens on
+        127.0.0.1 only, answers only to its exact host names, and needs the access token in the URL
+        it prints (kept in a cookie); it shows no key and tokens only as 8-character prefixes.
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
