@@ -99,6 +99,48 @@ struct ServiceWebhookSecurityTests {
         #expect(target.count == 0, "the redirect was followed")
     }
 
+    /// This machine's host name when it resolves to loopback or private addresses only (a name, not a literal).
+    static let privateHostName: String? = {
+        let name = ProcessInfo.processInfo.hostName
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_INET
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard !name.isEmpty, name != "localhost", getaddrinfo(name, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(first) }
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = next {
+            let a = entry.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            let b = withUnsafeBytes(of: a) { Array($0) }
+            guard b[0] == 127 || b[0] == 10 || (b[0] == 172 && (16...31).contains(b[1])) || (b[0] == 192 && b[1] == 168) else { return nil }
+            next = entry.pointee.ai_next
+        }
+        return name
+    }()
+
+    @Test("a webhook host name that resolves to a loopback or private address is not called, unless webhookAllowPrivate",
+          .enabled(if: privateHostName != nil, "needs a host name that resolves to loopback or private addresses"))
+    func privateByName() async throws {
+        let name = try #require(Self.privateHostName)
+        for allowed in [false, true] {
+            let f = try await ServiceFixture { $0.webhookURL = "https://\(name):9/hook"; $0.webhookSecret = "whsec-private-0123456789"; $0.webhookAllowPrivate = allowed }
+            try await f.register("phone-1")
+            try await f.startAndRegister("flight-pn", phones: ["phone-1"])
+            #expect(try await f.app.call("POST", "/v1/activities/flight-pn/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-pn"]).status == 201)
+            var lastError = ""
+            _ = try await Self.waitForWebhook(f, "flight-pn") { i in
+                lastError = i["lastError"]?.stringValue ?? ""
+                return !lastError.isEmpty
+            }
+            await f.stop()
+            if allowed {
+                #expect(!lastError.isEmpty && !lastError.contains("resolves to"), "\(lastError)")
+            } else {
+                #expect(lastError.contains("resolves to a"), "\(lastError)")
+            }
+        }
+    }
+
     /// Polls the admin listing (every 50 ms, at most 15 s) until the activity's first interaction matches.
     static func waitForWebhook(_ f: ServiceFixture, _ activity: String, _ done: (JSONValue) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(15)
