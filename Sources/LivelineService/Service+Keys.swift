@@ -117,11 +117,26 @@ extension Service {
         let id = c.param("keyID")
         var body = try JSONBody(c.request.body)
         let grace = try body.integer("graceSeconds", in: 0...Self.maxRotationGrace) ?? 3600
+        let bundleID = try body.string("bundleID", maxLength: 155)
         try body.finish()
         let answer = try commit(c) { tx in
             guard let old = try tx.key(id: id), c.mayManage(old) else { throw APIError.notFound("key \(id) is not known") }
             guard old.isUsable(at: c.now) else { throw APIError.conflict("key \(id) is revoked or expired: make a new key instead") }
-            let made = KeyAuthority.make(scope: old.scope, name: old.name, now: c.now, bundleID: old.bundleID, apps: old.apps, expiresAt: old.expiresAt)
+            // An app key from before keys were bound gets a bound successor: the bundleID given, or the only app.
+            var bound = old.bundleID
+            if let bundleID, bundleID != old.bundleID {
+                guard old.scope == .app, old.bundleID == nil else { throw APIError.invalid("bundleID", "only an app key without a bundle can be bound by a rotation") }
+                try c.requireApp(bundleID)
+                guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered", field: "bundleID") }
+                bound = bundleID
+            } else if old.scope == .app, old.bundleID == nil {
+                let registered = try tx.apps().filter { c.mayAct(on: $0.bundleID) }
+                guard registered.count == 1 else {
+                    throw APIError.invalid("bundleID", "this app key has no bundle: give the bundleID its successor is bound to (\(registered.count) apps are registered)")
+                }
+                bound = registered[0].bundleID
+            }
+            let made = KeyAuthority.make(scope: old.scope, name: old.name, now: c.now, bundleID: bound, apps: old.apps, expiresAt: old.expiresAt)
             try tx.insertKey(made.record)
             let until = c.now.addingTimeInterval(Double(grace))
             if grace == 0 { _ = try tx.revokeKey(id: id, at: c.now) } else { _ = try tx.expireKey(id: id, at: until) }

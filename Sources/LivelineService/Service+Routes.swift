@@ -26,7 +26,7 @@ extension Service {
             Route(method: "GET", pattern: "/v1/keys", scope: .admin, summary: "List keys (?limit=&after=): ids, scopes, apps, dates and state; never a secret.", success: 200) { s, c in try s.listKeys(c) },
             Route(method: "DELETE", pattern: "/v1/keys/{keyID}", scope: .admin, summary: "Revoke a key: refused at once on every instance.", success: 200) { s, c in try s.revokeKey(c) },
             Route(method: "POST", pattern: "/v1/keys/{keyID}/rotate", scope: .admin, summary: "A new key like this one (shown once); this one works for graceSeconds more (default 3600).",
-                  requestSchema: Schema.object([("graceSeconds", Schema.integer)]), success: 201) { s, c in try s.rotateKey(c) },
+                  requestSchema: Schema.object([("graceSeconds", Schema.integer), ("bundleID", Schema.string)]), success: 201) { s, c in try s.rotateKey(c) },
             Route(method: "PUT", pattern: "/v1/devices/{deviceID}", scope: .app, summary: "Register or update a device.",
                   requestSchema: Schema.object([("bundleID", Schema.string), ("iosVersion", Schema.string), ("userID", Schema.string), ("frequentUpdates", Schema.boolean)],
                                                required: ["bundleID", "iosVersion"]), success: 201) { s, c in try await s.putDevice(c) },

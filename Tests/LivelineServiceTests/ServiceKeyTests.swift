@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineCrypto
 import LivelineService
+import LivelineStore
 import LivelineTesting
 import Testing
 
@@ -172,6 +173,28 @@ struct ServiceKeyTests {
         #expect(Date() >= soon)
         let listed = try await f.admin.call("GET", "/v1/keys")
         #expect(listed.json["keys"]?.arrayValue?.first { $0["id"] == made.json["id"] }?["state"] == "expired")
+    }
+
+    @Test("an app key of the previous version (no bundle) still works, and its rotation binds the successor to the app given")
+    func legacyAppKeyRotation() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        let legacy = KeyAuthority.make(scope: .app, name: "from 1.0", now: Date())
+        try f.server.store.write { try $0.insertKey(legacy.record) }
+        let old = APIClient(baseURL: f.server.url, key: legacy.secret)
+        _ = try await Self.otherApp(f)
+        #expect(try await old.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 201)
+        let listed = try await f.admin.call("GET", "/v1/keys")
+        #expect(listed.json["keys"]?.arrayValue?.first { $0["id"]?.stringValue == legacy.record.id }?["bundleID"] == nil)
+        let ambiguous = try await f.admin.call("POST", "/v1/keys/\(legacy.record.id)/rotate", json: [:])
+        #expect(ambiguous.status == 400, "\(ambiguous.json)")  // two apps: which one?
+        let rotated = try await f.admin.call("POST", "/v1/keys/\(legacy.record.id)/rotate", json: ["bundleID": .string(ServiceFixture.bundle), "graceSeconds": 0])
+        #expect(rotated.status == 201, "\(rotated.json)")
+        #expect(rotated.json["bundleID"]?.stringValue == ServiceFixture.bundle)
+        let successor = APIClient(baseURL: f.server.url, key: rotated.json["key"]?.stringValue)
+        #expect(try await successor.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 403)
+        #expect(try await successor.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
+        #expect(try await old.call("PUT", "/v1/devices/phone-3", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 401)
     }
 
     @Test("with adminListen the admin routes answer only on the admin listener, the app routes only on the public one")
