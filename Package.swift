@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
-        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer"]),
+        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting"]),
         .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),

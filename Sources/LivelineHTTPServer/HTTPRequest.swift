@@ -2,8 +2,10 @@
 public struct HTTPRequest: Sendable {
     /// The method as the client sent it: `"GET"`, `"PUT"`, `"HEAD"`, ...
     public var method: String
-    /// The URL path without the query, as libmicrohttpd gives it (it has already decoded
-    /// percent-escapes such as `%20`; nothing else is changed).
+    /// The URL path without the query, its percent-escapes (such as `%20`) decoded once, nothing
+    /// else changed. The server refuses (400) a path with an encoded slash (`%2F`), an encoded
+    /// control (`%00`), a malformed escape or bytes that are not UTF-8 once decoded, so every `/`
+    /// here was a `/` on the wire.
     public var path: String
     /// The query arguments in the order they came, names and values decoded (`%XX`, `+`).
     /// An argument without `=` has the empty value.

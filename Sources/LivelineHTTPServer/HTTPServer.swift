@@ -16,11 +16,23 @@ import Glibc
 /// Keep-alive, `Connection: close`, `Expect: 100-continue`, chunked uploads and `HEAD` work as
 /// libmicrohttpd does them.
 ///
+/// Hostile clients: a request head that could be read two ways is answered 400
+/// (`"code":"malformed-request"`, the message naming the rule) with `Connection: close`, before
+/// its body is read and without calling the handler: `Content-Length` with `Transfer-Encoding`,
+/// more than one `Content-Length`, a `Transfer-Encoding` other than `chunked`, whitespace before a
+/// header's colon, a NUL or other control character in a header value or the target, a bare LF
+/// or a folded header line, an HTTP/1.1 request without exactly one `Host`, and in the path `%00`
+/// (or any encoded control), `%2F`, a malformed escape or bytes that are not UTF-8 once decoded.
+/// So the handler's `path` is the client's path decoded once, each `/` a real segment boundary.
+/// A request's line and headers must arrive within `requestHeaderTimeout` however slowly they are
+/// trickled, and `perAddressConnectionLimit` caps the connections of one client address.
+/// `tls` makes it an HTTPS server (libmicrohttpd's GnuTLS).
+///
 /// - Important: call `stop()` before dropping the last reference; a server that is not stopped
 ///   keeps serving until the process exits.
 ///
 /// Module: LivelineHTTPServer owns HTTP/1.1 on libmicrohttpd: requests, responses, streamed bodies,
-/// limits and stopping. It must never import another Liveline module: routes and what they mean
+/// framing checks, limits (also against slow clients), TLS termination and stopping. It must never import another Liveline module: routes and what they mean
 /// belong to the service and the dashboard.
 public final class HTTPServer: Sendable {
     /// A request handler: every request gets the response it returns.
@@ -30,6 +42,8 @@ public final class HTTPServer: Sendable {
     public let port: Int
     /// The address the server listens on, as configured.
     public let host: String
+    /// Whether the server speaks HTTPS (`HTTPServerConfiguration.tls` was set).
+    public let isTLS: Bool
 
     private let core: ServerCore
     private let lifecycle: Mutex<Lifecycle>
@@ -40,16 +54,18 @@ public final class HTTPServer: Sendable {
         case stopped
     }
 
-    private init(host: String, port: Int, core: ServerCore, daemon: OpaquePointer) {
+    private init(host: String, port: Int, isTLS: Bool, core: ServerCore, daemon: OpaquePointer) {
         self.host = host
         self.port = port
+        self.isTLS = isTLS
         self.core = core
         self.lifecycle = Mutex(.running(DaemonHandle(pointer: daemon)))
     }
 
-    /// The server's base URL: `http://127.0.0.1:PORT`, `http://[::1]:PORT`.
+    /// The server's base URL: `http://127.0.0.1:PORT`, `http://[::1]:PORT`, or `https://...` with TLS.
     public var url: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let scheme = isTLS ? "https" : "http"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 
     /// Starts listening; returns once the socket is bound and accepting.
@@ -62,38 +78,84 @@ public final class HTTPServer: Sendable {
     public static func start(_ configuration: HTTPServerConfiguration, handler: @escaping Handler) throws(HTTPServerError) -> HTTPServer {
         try validate(configuration)
         let address = try SocketAddress.numeric(host: configuration.host, port: configuration.port)
-        let core = ServerCore(handler: handler, maxBodyBytes: configuration.maxBodyBytes)
+        let tls = try configuration.tls.map(readTLS)
+        defer { tls.map { free($0.key); free($0.certificate) } }
+        let core = ServerCore(handler: handler, maxBodyBytes: configuration.maxBodyBytes,
+                              requestHeaderTimeout: configuration.requestHeaderTimeout)
         let context = Unmanaged.passRetained(core)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if address.family == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
+        if tls != nil { flags |= MHD_USE_TLS.rawValue }
         errno = 0
         let daemon = address.withSockaddr { sockaddr in
-            liveline_MHD_start_daemon(
-                flags, sockaddr,
-                MHDCallbacks.accept, context.toOpaque(),
-                MHDCallbacks.access, context.toOpaque(),
-                MHDCallbacks.completed, context.toOpaque(),
-                MHDCallbacks.log, context.toOpaque(),
-                UInt32(configuration.threads),
-                UInt32(configuration.connectionLimit),
-                wholeSeconds(configuration.connectionTimeout),
-                configuration.maxHeaderBytes)
+            var options = liveline_MHD_options(
+                address: sockaddr,
+                completed: MHDCallbacks.completed, completed_context: context.toOpaque(),
+                logger: MHDCallbacks.log, logger_context: context.toOpaque(),
+                uri_log: MHDCallbacks.uriLog, uri_log_context: context.toOpaque(),
+                notify_connection: MHDCallbacks.notifyConnection, notify_connection_context: context.toOpaque(),
+                thread_pool_size: UInt32(configuration.threads),
+                connection_limit: UInt32(configuration.connectionLimit),
+                per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
+                connection_timeout_seconds: wholeSeconds(configuration.connectionTimeout),
+                connection_memory_limit: configuration.maxHeaderBytes,
+                tls_key_pem: tls.map { UnsafePointer($0.key) },
+                tls_certificate_pem: tls.map { UnsafePointer($0.certificate) })
+            return liveline_MHD_start_daemon(flags, MHDCallbacks.accept, context.toOpaque(),
+                                             MHDCallbacks.access, context.toOpaque(), &options)
         }
         let failure = errno
         let log = core.endStartupLog()
         let endpoint = configuration.host.contains(":") ? "[\(configuration.host)]:\(configuration.port)" : "\(configuration.host):\(configuration.port)"
         guard let daemon else {
+            core.deadlines?.stop()
             context.release()
             throw HTTPServerError(message: "cannot listen on \(endpoint): \(startFailure(errno: failure, log: log))")
         }
         let port = Int(liveline_MHD_bound_port(daemon))
         guard port > 0 else {
             MHD_stop_daemon(daemon)
+            core.deadlines?.stop()
             context.release()
             throw HTTPServerError(message: "listening on \(endpoint), but libmicrohttpd does not report the bound port")
         }
-        return HTTPServer(host: configuration.host, port: port, core: core, daemon: daemon)
+        return HTTPServer(host: configuration.host, port: port, isTLS: tls != nil, core: core, daemon: daemon)
+    }
+
+    /// The certificate and key PEM files' contents as C strings (freed by the caller once the
+    /// daemon started: GnuTLS keeps its own copy).
+    private static func readTLS(_ tls: HTTPServerTLS) throws(HTTPServerError) -> (certificate: UnsafeMutablePointer<CChar>, key: UnsafeMutablePointer<CChar>) {
+        guard HTTPServerTLS.isSupported else {
+            throw HTTPServerError(message: "TLS was asked for, but this libmicrohttpd was built without HTTPS support")
+        }
+        func read(_ path: String, _ what: String, _ marker: String) throws(HTTPServerError) -> UnsafeMutablePointer<CChar> {
+            let text: String
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw HTTPServerError(message: "cannot read the TLS \(what) file \(path): \(reasonText(error))")
+            }
+            guard text.contains(marker) else {
+                throw HTTPServerError(message: "the TLS \(what) file \(path) holds no PEM block (\"\(marker)\")")
+            }
+            return strdup(text)
+        }
+        let certificate = try read(tls.certificateFile, "certificate", "-----BEGIN CERTIFICATE-----")
+        do {
+            return (certificate, try read(tls.privateKeyFile, "private key", "PRIVATE KEY-----"))
+        } catch {
+            free(certificate)
+            throw error
+        }
+    }
+
+    private static func reasonText(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
     }
 
     /// Stops accepting connections, waits (bounded by `grace`) for running handlers to answer,
@@ -142,6 +204,7 @@ public final class HTTPServer: Sendable {
         await core.waitUntilDrained(grace: grace)
         core.answerRunningHandlers()
         await Self.stopDaemon(daemon)
+        core.deadlines?.stop()
         Unmanaged.passUnretained(core).release()
         let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state = .stopped }
@@ -181,6 +244,9 @@ public final class HTTPServer: Sendable {
         try check(configuration.maxBodyBytes >= 0, "maxBodyBytes \(configuration.maxBodyBytes) must not be negative")
         try check(configuration.maxHeaderBytes >= 4096, "maxHeaderBytes \(configuration.maxHeaderBytes) is below 4096, too small for libmicrohttpd's buffers")
         try check(configuration.connectionTimeout >= .zero, "connectionTimeout \(configuration.connectionTimeout) must not be negative (zero: never time out)")
+        try check(configuration.requestHeaderTimeout >= .zero, "requestHeaderTimeout \(configuration.requestHeaderTimeout) must not be negative (zero: no deadline)")
+        try check(configuration.perAddressConnectionLimit >= 0 && configuration.perAddressConnectionLimit <= Int(UInt32.max),
+                  "perAddressConnectionLimit \(configuration.perAddressConnectionLimit) must not be negative (zero: no limit per address)")
     }
 
     /// Why `MHD_start_daemon` failed: the `errno` text with a hint, or libmicrohttpd's own

@@ -17,10 +17,28 @@ enum MHDCallbacks {
 
     /// `MHD_AccessHandlerCallback`: called after the headers, for each piece of the body, after
     /// the body, and again after each resume.
-    static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, requestContext in
+    static let access: MHD_AccessHandlerCallback = { context, connection, url, method, version, upload, uploadSize, requestContext in
         guard let connection, let uploadSize, let requestContext else { return .NO }
-        return core(context).access(connection: connection, url: url, method: method,
+        return core(context).access(connection: connection, url: url, method: method, version: version,
                                     upload: upload, uploadSize: uploadSize, requestContext: requestContext)
+    }
+
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: the request line is in; creates the request's state with the
+    /// target as it came (libmicrohttpd decodes it in place afterwards).
+    static let uriLog: liveline_MHD_UriLogCallback = { _, uri, connection in
+        guard let connection else { return nil }
+        let target = uri.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }.map(Array.init) ?? []
+        return Unmanaged.passRetained(RequestState(connection: connection, rawTarget: target)).toOpaque()
+    }
+
+    /// `MHD_OPTION_NOTIFY_CONNECTION`: a connection opened or closed (the request-header deadline).
+    static let notifyConnection: MHD_NotifyConnectionCallback = { context, connection, _, event in
+        guard let connection else { return }
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED: core(context).deadlines?.opened(connection)
+        case .CONNECTION_NOTIFY_CLOSED: core(context).deadlines?.closed(connection)
+        default: break
+        }
     }
 
     /// `MHD_RequestCompletedCallback`: the request finished, failed, timed out or its connection
@@ -68,6 +86,31 @@ enum MHDCallbacks {
         let list = context!.assumingMemoryBound(to: [(name: String, value: String)].self)
         list.pointee.append((name: lowercasedString(key, keyLength), value: string(value, valueLength)))
         return .YES
+    }
+
+    /// `MHD_KeyValueIteratorN` appending each field's pointers and lengths to the array at
+    /// `context` (the request-head layout check).
+    static let collectRaw: MHD_KeyValueIteratorN = { context, _, key, keyLength, value, valueLength in
+        let list = context!.assumingMemoryBound(to: [RawField].self)
+        list.pointee.append(RawField(key: UInt(bitPattern: key), keyLength: keyLength,
+                                     value: UInt(bitPattern: value), valueLength: valueLength))
+        return .YES
+    }
+
+    /// A header field as libmicrohttpd stores it: where its name and value are, and their lengths.
+    struct RawField {
+        var key: UInt
+        var keyLength: Int
+        var value: UInt
+        var valueLength: Int
+
+        var name: [UInt8] { Self.bytes(key, keyLength) }
+        var valueBytes: [UInt8] { Self.bytes(value, valueLength) }
+
+        private static func bytes(_ address: UInt, _ count: Int) -> [UInt8] {
+            guard let start = UnsafeRawPointer(bitPattern: address), count > 0 else { return [] }
+            return Array(UnsafeRawBufferPointer(start: start, count: count))
+        }
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> String {

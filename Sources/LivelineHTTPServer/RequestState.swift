@@ -1,11 +1,12 @@
 import CMicroHTTPD
 import Synchronization
 
-/// The server's state for one request on one connection, from the first access-handler call to
-/// the completion callback. libmicrohttpd holds it (retained) in the request's `con_cls`.
+/// The server's state for one request on one connection, from the request line (libmicrohttpd's
+/// URI log callback creates it) to the completion callback. libmicrohttpd holds it (retained) in
+/// the request's `con_cls`.
 ///
-/// Thread confinement (why `@unchecked Sendable` is sound): `connection`, `body`, `discarded`
-/// and `handlerStarted` are touched only by the libmicrohttpd thread that owns the connection:
+/// Thread confinement (why `@unchecked Sendable` is sound): `connection`, `body`, `discarded`,
+/// `began` and `handlerStarted` are touched only by the libmicrohttpd thread that owns the connection:
 /// every access-handler and completion call for one connection runs on that connection's
 /// worker thread. The handler's task and `stop()` touch only `guarded`, a mutex; the
 /// libmicrohttpd calls they cause (`MHD_resume_connection`) are made while holding it, and only
@@ -18,6 +19,10 @@ final class RequestState: @unchecked Sendable {
 
     /// The connection; valid until the completion callback.
     let connection: OpaquePointer
+    /// The request target as it came, before libmicrohttpd decoded it.
+    let rawTarget: [UInt8]
+    /// Whether the access handler was called for this request (connection thread only).
+    var began = false
     /// The body received so far (connection thread only).
     private(set) var body: [UInt8] = []
     /// Bytes thrown away after the body went over the limit (connection thread only).
@@ -26,9 +31,14 @@ final class RequestState: @unchecked Sendable {
     private(set) var handlerStarted = false
     private let guarded = Mutex(Guarded())
 
-    init(connection: OpaquePointer, expectedLength: Int?) {
+    init(connection: OpaquePointer, rawTarget: [UInt8]) {
         self.connection = connection
-        if let expectedLength, expectedLength > 0 { body.reserveCapacity(expectedLength) }
+        self.rawTarget = rawTarget
+    }
+
+    /// Makes room for a body of `expectedLength` bytes (connection thread).
+    func reserve(_ expectedLength: Int) {
+        if expectedLength > 0 { body.reserveCapacity(expectedLength) }
     }
 
     /// Whether the body went over the limit (the rest is discarded).

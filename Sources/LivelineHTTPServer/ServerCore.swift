@@ -1,5 +1,8 @@
 import CMicroHTTPD
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a running server shares between libmicrohttpd's threads, the handlers' tasks and
 /// `stop()`: the handler, the limits, the count of requests in flight and the handlers running.
@@ -17,6 +20,8 @@ final class ServerCore: Sendable {
     private let keepsLog = Atomic<Bool>(true)
     /// Streamed bodies being sent.
     private let streams = StreamRegistry()
+    /// The request-header deadline (nil when `requestHeaderTimeout` is zero).
+    let deadlines: HeaderDeadlines?
 
     private struct State {
         /// The grace period is over: no handler may start, running ones were answered 503.
@@ -31,9 +36,10 @@ final class ServerCore: Sendable {
         var drainWaitCancelled = false
     }
 
-    init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int) {
+    init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, requestHeaderTimeout: Duration) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
+        deadlines = requestHeaderTimeout > .zero ? HeaderDeadlines(limit: requestHeaderTimeout) : nil
         let (doubled, overflow) = maxBodyBytes.multipliedReportingOverflow(by: 2)
         let (limit, overflowAgain) = doubled.addingReportingOverflow(1 << 16)
         discardLimit = overflow || overflowAgain ? Int.max : limit
@@ -46,12 +52,23 @@ final class ServerCore: Sendable {
     var isAccepting: Bool { accepting.load(ordering: .acquiring) }
 
     func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                version: UnsafePointer<CChar>?,
                 upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                 requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let pointer = requestContext.pointee else {
-            return begin(connection: connection, requestContext: requestContext)
+            // The URI log callback creates the state for every request line; without one there
+            // is no target to check.
+            let request = RequestState(connection: connection, rawTarget: [])
+            requestContext.pointee = Unmanaged.passRetained(request).toOpaque()
+            request.began = true
+            request.respondDirectly()
+            return Self.queue(Self.error(400, code: "malformed-request", message: "the request has no target"), on: connection, close: true)
         }
         let request = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+        if !request.began {
+            request.began = true
+            return begin(request, connection: connection, url: url, method: method, version: version)
+        }
         let count = uploadSize.pointee
         if count > 0 {
             uploadSize.pointee = 0
@@ -72,6 +89,7 @@ final class ServerCore: Sendable {
 
     func completed(_ request: RequestState) {
         request.close()
+        deadlines?.requestFinished(request.connection)
         guard request.handlerStarted else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.inFlight -= 1
@@ -98,22 +116,61 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// First call for a request: its headers are in, its body not yet.
-    private func begin(connection: OpaquePointer, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        let length = Self.contentLength(connection)
-        let request = RequestState(connection: connection, expectedLength: length.map { min($0, 1 << 16) })
-        requestContext.pointee = Unmanaged.passRetained(request).toOpaque()
+    /// First call for a request: its headers are in, its body not yet. A head that breaks the
+    /// framing rules is answered 400 with `Connection: close` before any of the body is read.
+    private func begin(_ request: RequestState, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                       method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
+        deadlines?.headersComplete(connection)
         if !isAccepting {
             request.respondDirectly()
             return Self.queue(Self.shuttingDown, on: connection, close: true)
         }
+        if let refusal = Self.framing(request, connection: connection, url: url, method: method, version: version).refusal() {
+            request.respondDirectly()
+            return Self.queue(Self.error(400, code: "malformed-request", message: refusal), on: connection, close: true)
+        }
+        let length = Self.contentLength(connection)
         if let length, length > maxBodyBytes {
             // Answering before the body is read makes libmicrohttpd skip the body (and any
             // "100 Continue") and close the connection after the answer.
             request.respondDirectly()
             return Self.queue(tooLarge, on: connection, close: true)
         }
+        if let length { request.reserve(min(length, 1 << 16)) }
         return .YES
+    }
+
+    /// The request head as `RequestFraming` checks it. libmicrohttpd parses the head in place, in
+    /// one buffer that starts at the method: each piece it hands over is a C string whose end it
+    /// wrote over a separator (the spaces of the request line, each header's colon and CRLF). So
+    /// when every piece sits exactly where the one before it ends plus its separator, the C
+    /// strings account for every byte of the head; otherwise a NUL byte cut one short, a line
+    /// ended in a bare LF, a header line was folded, or the request line had extra spaces.
+    private static func framing(_ request: RequestState, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                                method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> RequestFraming {
+        var fields: [MHDCallbacks.RawField] = []
+        withUnsafeMutablePointer(to: &fields) {
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, MHDCallbacks.collectRaw, $0)
+        }
+        let headerSize = UInt(liveline_MHD_request_header_size(connection))
+        var intact = false
+        if let method, let url, let version, headerSize > 0 {
+            let start = UInt(bitPattern: method)
+            let target = UInt(bitPattern: url)
+            let versionStart = UInt(bitPattern: version)
+            intact = target == start + UInt(strlen(method)) + 1
+                && versionStart == target + UInt(request.rawTarget.count) + 1
+            var next = versionStart + UInt(strlen(version)) + 2
+            for field in fields {
+                intact = intact && field.key == next && field.value >= field.key + UInt(field.keyLength) + 1
+                next = field.value + UInt(field.valueLength) + 2
+            }
+            intact = intact && start + headerSize == next + 2
+        }
+        return RequestFraming(rawTarget: request.rawTarget,
+                              version: version.map { String(cString: $0) } ?? "",
+                              layoutIntact: intact,
+                              headers: fields.map { (name: $0.name, value: $0.valueBytes) })
     }
 
     /// The body is complete: runs the handler in a task. The task starts on this thread and
@@ -165,7 +222,7 @@ final class ServerCore: Sendable {
         }
         let remote = liveline_MHD_client_address(connection).map(SocketAddress.describe) ?? "?"
         return HTTPRequest(unnormalizedMethod: method.map { String(cString: $0) } ?? "",
-                           path: url.map { String(cString: $0) } ?? "",
+                           path: RequestFraming.decodedPath(request.rawTarget) ?? url.map { String(cString: $0) } ?? "",
                            query: query, headers: headers, body: request.takeBody(), remoteAddress: remote)
     }
 
@@ -228,8 +285,18 @@ final class ServerCore: Sendable {
 
     static let shuttingDown = error(503, code: "shutting-down", message: "the server is shutting down; retry shortly")
 
+    /// A JSON error answer. `code` and `message` are the server's own text; quotes and
+    /// backslashes in them are escaped all the same.
     static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
-        .json(status, Array(#"{"error":{"code":"\#(code)","message":"\#(message)"}}"#.utf8))
+        func escaped(_ text: String) -> String {
+            var out = ""
+            for character in text {
+                if character == "\"" || character == "\\" { out.append("\\") }
+                out.append(character)
+            }
+            return out
+        }
+        return .json(status, Array(#"{"error":{"code":"\#(escaped(code))","message":"\#(escaped(message))"}}"#.utf8))
     }
 
     /// Queues a handler's answer; a streamed one is tracked until it is done, and one that comes
