@@ -62,6 +62,10 @@ public struct ServiceConfiguration: Sendable {
     /// `host:port` of a second listener that alone serves the admin routes; the public listener then
     /// serves only the app and public routes.
     public var adminListen: String?
+    /// A PEM certificate (chain) and its key: the listeners serve HTTPS (libmicrohttpd on GnuTLS)
+    /// instead of plain HTTP. Both or neither.
+    public var tlsCertFile: String?
+    public var tlsKeyFile: String?
 
     public init() {}
 
@@ -77,6 +81,7 @@ public struct ServiceConfiguration: Sendable {
         "frequentImmediateBudgetPerHour", "startBudget", "startBudgetWindowSeconds", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds",
         "maxInFlight", "leaseSeconds", "connections", "webhookURL", "webhookSecret", "schemaFiles", "threads",
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
+        "tlsCertFile", "tlsKeyFile",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -164,6 +169,8 @@ public struct ServiceConfiguration: Sendable {
                 throw Problem(message: "\(source): webhookAllowPrivate must be true or false, got '\(text.prefix(20))'")
             }
             webhookAllowPrivate = b
+        case "tlsCertFile": tlsCertFile = text.isEmpty ? nil : text
+        case "tlsKeyFile": tlsKeyFile = text.isEmpty ? nil : text
         case "adminListen":
             if text.isEmpty { adminListen = nil; break }
             guard let colon = text.lastIndex(of: ":"), let p = Int(text[text.index(after: colon)...]), (0...65535).contains(p), colon != text.startIndex else {

@@ -39,6 +39,11 @@ public final class ServiceServer: Sendable {
             http.port = configuration.port
             http.maxBodyBytes = configuration.maxBodyBytes
             http.threads = configuration.threads
+            switch (configuration.tlsCertFile, configuration.tlsKeyFile) {
+            case (let cert?, let key?): http.tls = HTTPServerTLS(certificateFile: cert, privateKeyFile: key)
+            case (nil, nil): break
+            default: throw ServiceConfiguration.Problem(message: "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together: give both, or neither for plain HTTP behind a proxy")
+            }
             var adminHTTP: HTTPServer?
             if let listen = configuration.adminListen, let colon = listen.lastIndex(of: ":") {
                 var admin = http
