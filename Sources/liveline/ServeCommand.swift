@@ -37,7 +37,8 @@ enum ServeCommand: LivelineCommand {
         'Authorization: Bearer <key>'; list, revoke and rotate them with /v1/keys.
         With --kek-file (or LIVELINE_KEK) the apps' .p8 keys are stored encrypted (AES-256-GCM);
         without it they are stored in plain text and every start warns. Once encrypted, starting
-        without that key-encryption key, or with another, is refused. SIGINT or SIGTERM stops it cleanly: running requests answer,
+        without that key-encryption key, or with another, is refused. --tls-cert and --tls-key
+        serve HTTPS; --admin-listen moves the admin routes to a second listener. SIGINT or SIGTERM stops it cleanly: running requests answer,
         pushes on the wire are recorded, and anything not yet sent stays queued in the database.
         The API is described at /openapi.json; /healthz and /metrics need no key.
 

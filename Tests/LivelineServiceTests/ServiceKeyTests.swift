@@ -157,11 +157,14 @@ struct ServiceKeyTests {
         let past = try await f.admin.call("POST", "/v1/keys", json: ["scope": "admin", "expiresAt": "2020-01-01T00:00:00Z"])
         #expect(past.status == 400)
         #expect(past.json["error"]?["field"] == "expiresAt")
-        let soon = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+        let soon = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3).rounded(.up))
         let made = try await f.admin.call("POST", "/v1/keys", json: ["scope": "admin", "expiresAt": .string(ISO8601DateFormatter().string(from: soon))])
         #expect(made.status == 201, "\(made.json)")
         let key = APIClient(baseURL: f.server.url, key: made.json["key"]?.stringValue)
-        #expect(try await key.call("GET", "/v1/apps").status == 200)
+        let asked = Date()
+        let first = try await key.call("GET", "/v1/apps").status
+        // On a loaded machine the first call may already come after the expiry; it must then be refused.
+        #expect(first == (Date() < soon ? 200 : 401) || (asked < soon && first == 200), "answered \(first) \(soon.timeIntervalSinceNow) s before the expiry")
         // Waits for the expiry itself (the signal here is the clock), then at most 10 s more.
         let deadline = soon.addingTimeInterval(10)
         var status = 200
