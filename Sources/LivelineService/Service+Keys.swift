@@ -102,6 +102,11 @@ extension Service {
         let id = c.param("keyID")
         let answer = try commit(c) { tx in
             guard let record = try tx.key(id: id), c.mayManage(record) else { throw APIError.notFound("key \(id) is not known") }
+            if record.scope == .admin, record.apps == nil, record.isUsable(at: c.now) {
+                // Nobody could make keys again: the last admin key of every app stays (rotate it instead).
+                let others = try tx.keys(after: nil, limit: 1_000_000).filter { $0.id != id && $0.scope == .admin && $0.apps == nil && $0.isUsable(at: c.now) }
+                if others.isEmpty { throw APIError.conflict("key \(id) is the last admin key of every app: make or rotate another one first") }
+            }
             _ = try tx.revokeKey(id: id, at: c.now)
             var revoked = record
             revoked.revokedAt = revoked.revokedAt ?? c.now

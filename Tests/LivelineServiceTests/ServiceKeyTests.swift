@@ -131,6 +131,11 @@ struct ServiceKeyTests {
         let refused = try await key.call("PUT", "/v1/devices/phone-1", json: device)
         #expect(refused.status == 401, "\(refused.json)")
         #expect(try await f.admin.call("DELETE", "/v1/keys/key_000000000000").status == 404)
+        // The only admin key of every app cannot be revoked (nobody could make keys again).
+        let adminID = try #require(try await f.admin.call("GET", "/v1/keys").json["keys"]?.arrayValue?.first { $0["scope"] == "admin" }?["id"]?.stringValue)
+        let last = try await f.admin.call("DELETE", "/v1/keys/\(adminID)")
+        #expect(last.status == 409, "\(last.json)")
+        #expect(try await f.admin.call("GET", "/v1/apps").status == 200)
 
         let appID = try #require(try await f.admin.call("GET", "/v1/keys").json["keys"]?.arrayValue?.first { $0["scope"] == "app" && $0["state"] == "active" }?["id"]?.stringValue)
         let graceful = try await f.admin.call("POST", "/v1/keys/\(appID)/rotate", json: ["graceSeconds": 600])
