@@ -149,6 +149,47 @@ struct HTTPFramingTests {
         #expect(paths.all == ["/v1/devices/a b/x", "/p%41", "/café"])
     }
 
+    static let soundHeads: [String] = [
+        "GET /a HTTP/1.1\r\nHost:test\r\n\r\n",
+        "GET /a HTTP/1.1\r\nHost: test   \r\nX-Empty:\r\nX-Tabs:\t\tv\t\r\n\r\n",
+        "GET /a?q=%2F&r=%00&s HTTP/1.1\r\nhost: test\r\n\r\n",
+        "GET / HTTP/1.0\r\n\r\n",
+        "POST /a HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n",
+        "GET /a HTTP/1.1\r\nHost: test\r\nX-Obs-Text: caf\u{E9}\r\nCookie: a=1; b=2\r\n\r\n",
+    ]
+
+    @Test("sound heads with unusual but legal spacing, empty values, a query with %2F and %00, HTTP/1.0 without Host and cookies are served", arguments: soundHeads.indices)
+    func soundHeadsServed(_ index: Int) async throws {
+        try await withServer(handler: { _ in .text(200, "served") }) { server in
+            let connection = try await RawConnection.connect(port: server.port)
+            let head = Self.soundHeads[index]
+            let response = try await offPool { () throws -> RawResponse? in
+                try connection.send(head)
+                return try connection.readResponse()
+            }
+            #expect(response?.status == 200, "\(head.debugDescription): \(response?.status ?? 0) \(response?.text ?? "")")
+        }
+    }
+
+    @Test("a sound head of 80 headers (24 KB) sent a line at a time is served with every header: the layout check holds while libmicrohttpd grows its buffer")
+    func largeHeadInPieces() async throws {
+        try await withServer(handler: { request in
+            .text(200, "\(request.headers.filter { $0.name.hasPrefix("x-filler-") }.count) \(request.header("x-filler-79")?.count ?? 0)")
+        }) { server in
+            let connection = try await RawConnection.connect(port: server.port)
+            let response = try await offPool { () throws -> RawResponse? in
+                try connection.send("GET /big HTTP/1.1\r\nHost: test\r\n")
+                for index in 0..<80 {
+                    try connection.send("X-Filler-\(index): \(String(repeating: "v", count: 280))\r\n")
+                }
+                try connection.send("\r\n")
+                return try connection.readResponse()
+            }
+            #expect(response?.status == 200, "\(response?.status ?? 0) \(response?.text ?? "")")
+            #expect(response?.text == "80 280")
+        }
+    }
+
     @Test("a path that is not UTF-8 once decoded is refused instead of being repaired")
     func pathNotUTF8() async throws {
         try await withServer(handler: { _ in .text(200, "served") }) { server in

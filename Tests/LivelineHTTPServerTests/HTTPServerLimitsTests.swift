@@ -88,17 +88,17 @@ struct HTTPServerLimitsTests {
             guard let index = request.queryValue("i").flatMap(Int.init) else { return .text(200, "plain") }
             entered.append(index)
             gates[index].entered.open()
-            await gates[index].release.wait()
+            guard await gates[index].release.wait() else { return .text(500, "release timed out") }
             gates[index].returned.open()
             return .text(200, "too late")
         }) { server in
             for index in gates.indices {
                 let connection = try await RawConnection.connect(port: server.port)
                 try await offPool { try connection.send(get("/slow?i=\(index)")) }
-                await gates[index].entered.wait()
+                try await gates[index].entered.require("handler \(index) to start")
                 connection.close()
                 gates[index].release.open()
-                await gates[index].returned.wait()
+                try await gates[index].returned.require("handler \(index) to return")
                 let next = try await RawConnection.connect(port: server.port)
                 let response = try await next.exchange(get("/plain"))
                 #expect(response?.text == "plain")
@@ -137,7 +137,7 @@ struct HTTPServerLimitsTests {
         try await withServer({ $0.connectionLimit = 2; $0.threads = 1 }, handler: { request in
             if let index = request.queryValue("hold").flatMap(Int.init) {
                 entered[index].open()
-                await release[index].wait()
+                guard await release[index].wait() else { return .text(500, "release \(index) timed out") }
                 return .text(200, "held \(index)")
             }
             thirdSawFirstReleased.append(firstReleased.load(ordering: .acquiring))
@@ -149,8 +149,8 @@ struct HTTPServerLimitsTests {
                 try first.send(get("/?hold=0", "Connection: close\r\n"))
                 try second.send(get("/?hold=1"))
             }
-            await entered[0].wait()
-            await entered[1].wait()
+            try await entered[0].require("the first held handler to start")
+            try await entered[1].require("the second held handler to start")
             // TCP accepts the third connection into the backlog; libmicrohttpd must not.
             let third = try await RawConnection.connect(port: server.port)
             try await offPool { try third.send(get("/third")) }

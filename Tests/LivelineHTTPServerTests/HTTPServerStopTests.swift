@@ -9,19 +9,19 @@ struct HTTPServerStopTests {
     func stopLetsRunningHandlerAnswer() async throws {
         let entered = Gate()
         let release = Gate()
-        var configuration = HTTPServerConfiguration()
+        var configuration = HTTPServerConfiguration.forTests()
         configuration.threads = 2
         let server = try HTTPServer.start(configuration) { request in
             if request.path == "/hold" {
                 entered.open()
-                await release.wait()
+                guard await release.wait() else { return .text(500, "release timed out") }
                 return .text(200, "answered while stopping")
             }
             return .text(200, "probe")
         }
         let held = try await RawConnection.connect(port: server.port)
         async let heldResponse = held.exchange(get("/hold"))
-        await entered.wait()
+        try await entered.require("the /hold handler to start")
         let probe = try await RawConnection.connect(port: server.port)
         #expect(try await probe.exchange(get("/probe"))?.text == "probe")
 
@@ -29,7 +29,9 @@ struct HTTPServerStopTests {
         // Probe the open keep-alive connection until stop() has begun: each round trip is
         // answered 200 before and 503 after.
         var shuttingDown: RawResponse?
+        let probing = ContinuousClock.now
         while shuttingDown == nil {
+            try #require(ContinuousClock.now - probing < .seconds(120), "stop() had not begun answering 503 after 120 s of probing")
             guard let response = try await probe.exchange(get("/probe")) else { break }
             if response.status == 503 { shuttingDown = response }
         }
@@ -51,27 +53,27 @@ struct HTTPServerStopTests {
         let entered = Gate()
         let release = Gate()
         let returned = Gate()
-        let server = try HTTPServer.start(HTTPServerConfiguration()) { _ in
+        let server = try HTTPServer.start(HTTPServerConfiguration.forTests()) { _ in
             entered.open()
-            await release.wait()
+            _ = await release.wait()
             returned.open()
             return .text(200, "too late")
         }
         let held = try await RawConnection.connect(port: server.port)
         try await offPool { try held.send(get("/hold")) }
-        await entered.wait()
+        try await entered.require("the /hold handler to start")
         await server.stop(grace: .milliseconds(50))
         // Closed without an answer, or answered 503 if libmicrohttpd sent it before closing.
         let response = try await offPool { try held.readResponse() }
         #expect(response == nil || response?.status == 503)
         release.open()
-        await returned.wait()
+        try await returned.require("the late handler to return")
         #expect(throws: ClientError.self) { _ = try RawConnection.connect(port: server.port) }
     }
 
     @Test("stop() is idempotent: concurrent calls and a later call all return")
     func stopTwice() async throws {
-        let server = try HTTPServer.start(HTTPServerConfiguration()) { _ in .text(200, "ok") }
+        let server = try HTTPServer.start(HTTPServerConfiguration.forTests()) { _ in .text(200, "ok") }
         let result = try await curl(["\(server.url)/"])
         #expect(result.text == "ok")
         async let first: Void = server.stop()
@@ -83,7 +85,7 @@ struct HTTPServerStopTests {
 
     @Test("stop() with idle keep-alive connections open returns without waiting for them")
     func stopWithIdleConnections() async throws {
-        let server = try HTTPServer.start(HTTPServerConfiguration()) { _ in .text(200, "ok") }
+        let server = try HTTPServer.start(HTTPServerConfiguration.forTests()) { _ in .text(200, "ok") }
         var connections: [RawConnection] = []
         for _ in 0..<3 {
             let connection = try await RawConnection.connect(port: server.port)

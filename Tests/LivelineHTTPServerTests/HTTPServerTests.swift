@@ -108,7 +108,7 @@ struct HTTPServerTests {
             switch request.path {
             case "/first":
                 firstEntered.open()
-                await release.wait()
+                guard await release.wait() else { return .text(500, "release timed out") }
                 return .text(200, "first done")
             default:
                 release.open()
@@ -117,7 +117,7 @@ struct HTTPServerTests {
         }) { server in
             let first = try await RawConnection.connect(port: server.port)
             async let firstResponse = first.exchange(get("/first"))
-            await firstEntered.wait()
+            try await firstEntered.require("the first handler to start")
             let second = try await RawConnection.connect(port: server.port)
             let secondResponse = try await second.exchange(get("/second"))
             #expect(secondResponse?.text == "second done")

@@ -24,7 +24,8 @@ func curl(_ arguments: [String]) async throws -> CurlResult {
     let exitCode = try await offPool { () throws -> Int32 in
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "-D", headerFile.path, "-o", bodyFile.path] + arguments
+        // --max-time is the deadline of every curl call (a later --max-time in `arguments` wins).
+        process.arguments = ["-sS", "--max-time", "120", "-D", headerFile.path, "-o", bodyFile.path] + arguments
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus

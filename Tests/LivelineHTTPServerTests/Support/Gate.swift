@@ -1,33 +1,53 @@
+import Foundation
 import Synchronization
 
-/// A one-way signal between a handler and a test: `wait()` returns once `open()` was called.
-final class Gate: Sendable {
-    private struct State {
-        var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
+/// A one-way signal between a handler and a test, whose every wait has a deadline (by default
+/// 120 s: in the whole parallel suite other tests hold both cooperative threads for tens of
+/// seconds, so a shorter one fails tests that are only waiting for a thread).
+///
+/// A wait is carried out by a thread of its own (an `NSCondition` wait with a time limit), never on
+/// one of Swift concurrency's cooperative threads, so the deadline fires even when those threads
+/// are all busy, and a waiting test never takes one away from the handlers it waits for.
+final class Gate: @unchecked Sendable {
+    /// `isOpen` is read and written only while holding `condition`.
+    private let condition = NSCondition()
+    private var opened = false
 
     func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        condition.lock()
+        opened = true
+        condition.broadcast()
+        condition.unlock()
     }
 
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    var isOpen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return opened
+    }
 
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.isOpen { return true }
-                state.waiters.append(continuation)
-                return false
+    /// Waits until `open()` or until `timeout` has passed; whether it was opened.
+    func wait(for timeout: Duration = .seconds(120)) async -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        let interval = Double(seconds) + Double(attoseconds) / 1e18
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let thread = Thread { [self] in
+                let deadline = Date(timeIntervalSinceNow: interval)
+                condition.lock()
+                while !opened && condition.wait(until: deadline) {}
+                let result = opened
+                condition.unlock()
+                continuation.resume(returning: result)
             }
-            if now { continuation.resume() }
+            thread.name = "test-gate-wait"
+            thread.start()
+        }
+    }
+
+    /// Waits until `open()`; throws, naming `what`, when that takes longer than `timeout`.
+    func require(_ what: String, within timeout: Duration = .seconds(120)) async throws {
+        guard await wait(for: timeout) else {
+            throw ClientError(description: "timed out after \(timeout) waiting for \(what)")
         }
     }
 }
@@ -39,44 +59,4 @@ final class Recorder<Value: Sendable>: Sendable {
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
     var count: Int { values.withLock { $0.count } }
-}
-
-/// A one-way signal with a bounded wait: `wait(for:)` returns true when `open()` was called in time.
-final class TimedGate: Sendable {
-    private struct State {
-        var isOpen = false
-        var next = 0
-        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: true) }
-    }
-
-    var isOpen: Bool { state.withLock { $0.isOpen } }
-
-    /// Waits until `open()` or until `timeout` has passed; whether it was opened.
-    func wait(for timeout: Duration) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let id = state.withLock { state -> Int? in
-                if state.isOpen { return nil }
-                state.next += 1
-                state.waiters[state.next] = continuation
-                return state.next
-            }
-            guard let id else { return continuation.resume(returning: true) }
-            Task {
-                try? await Task.sleep(for: timeout)
-                let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
-                waiter?.resume(returning: false)
-            }
-        }
-    }
 }

@@ -31,10 +31,13 @@ final class RawConnection: @unchecked Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
+    /// How long one receive may wait for data.
+    static let receiveDeadlineSeconds = 120
+
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
-    /// Connects to `host` (an IPv4 literal) and `port`. A 60-second receive timeout guards
-    /// against a hung test; no test relies on it.
+    /// Connects to `host` (an IPv4 literal) and `port`. Every read has a deadline: a receive that
+    /// waits `receiveDeadlineSeconds` for data fails the test with a message saying so.
     static func connect(host: String = "127.0.0.1", port: Int) throws -> RawConnection {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket: \(String(cString: strerror(errno)))") }
@@ -50,7 +53,7 @@ final class RawConnection: @unchecked Sendable {
             Glibc.close(fd)
             throw ClientError(description: "connect to \(host):\(port): \(reason)")
         }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveDeadlineSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return RawConnection(fd: fd)
     }
@@ -170,6 +173,9 @@ final class RawConnection: @unchecked Sendable {
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count < 0 {
             if errno == ECONNRESET { return 0 }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw ClientError(description: "recv: nothing arrived within the \(Self.receiveDeadlineSeconds) s receive deadline")
+            }
             throw ClientError(description: "recv: \(String(cString: strerror(errno)))")
         }
         buffer += chunk[..<count]
