@@ -21,7 +21,9 @@ import Synchronization
 final class WebhookSender: Sendable {
     /// How old a signature's timestamp a receiver should accept (documented in docs/service.md).
     static let replayWindow: TimeInterval = 300
-    private let session: URLSession
+    /// A session of its own (its delegate refuses redirects), made only when there is a webhook,
+    /// and invalidated at `stop()`.
+    private let session: URLSession?
     private let store: OffPoolStore
     private let configuration: ServiceConfiguration
     private let log: @Sendable (String) -> Void
@@ -32,10 +34,14 @@ final class WebhookSender: Sendable {
         self.store = OffPoolStore(store, label: "liveline.webhooks.store")
         self.configuration = configuration
         self.log = log
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.urlCache = nil
-        session = URLSession(configuration: sessionConfiguration, delegate: NoRedirects(), delegateQueue: nil)
+        if configuration.webhookURL != nil {
+            let sessionConfiguration = URLSessionConfiguration.ephemeral
+            sessionConfiguration.httpShouldSetCookies = false
+            sessionConfiguration.urlCache = nil
+            session = URLSession(configuration: sessionConfiguration, delegate: NoRedirects(), delegateQueue: nil)
+        } else {
+            session = nil
+        }
     }
 
     /// `t=<timestamp>,v1=<HMAC under the first secret>[,v1=<HMAC under the next>…]`.
@@ -105,6 +111,7 @@ final class WebhookSender: Sendable {
         }
         task?.cancel()
         await task?.value
+        session?.finishTasksAndInvalidate()
     }
 
     private func deliverDue(to url: URL) async {
@@ -123,6 +130,7 @@ final class WebhookSender: Sendable {
             var error: String? = refusal(host: url.host ?? "")
             if error == nil {
                 do {
+                    guard let session else { return }
                     let (_, response) = try await session.data(for: request)
                     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                     if (300...399).contains(status) {
