@@ -33,6 +33,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             throw StoreError("cannot open the database '\(path)': \(error.message)", isUnavailable: true)
         }
         do {
+            // Secrets at rest: content a write replaces or deletes (a .p8 key sealed at start) is
+            // zeroed in its page when that costs no extra I/O, so a plain key does not linger.
+            _ = try database.query("PRAGMA secure_delete=FAST")
             try database.migrate(Migrations.sqlite)
         } catch {
             database.close()

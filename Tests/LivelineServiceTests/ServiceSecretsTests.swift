@@ -94,6 +94,9 @@ struct ServiceSecretsTests {
         after.close()
         #expect(SecretBox.isSealed(stored))
         #expect(!stored.contains("PRIVATE KEY"))
+        // Nor do the files still hold the plain key the previous version wrote (secure_delete).
+        let files = [f.configuration.database, f.configuration.database + "-wal"].map(Self.fileBytes).joined()
+        for line in Self.pemLines(f.keyPEM) { #expect(!files.contains(line), "a line of the plain .p8 key is still in the database file") }
         f.server = try ServiceServer.start(withKEK) { _ in }
     }
 
