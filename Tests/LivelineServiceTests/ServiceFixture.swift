@@ -6,6 +6,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineService
 import LivelineSimulator
+import LivelineTesting
 
 /// A JSON answer from the service.
 struct Reply: Sendable {
@@ -136,9 +137,12 @@ final class ServiceFixture: @unchecked Sendable {
     func startAndRegister(_ activityID: String, phones: [String]) async throws {
         let r = try await admin.call("POST", "/v1/activities/\(activityID)/start", json: startBody(devices: phones))
         precondition(r.status == 202, "start: \(r.json)")
-        _ = try await settled(activityID)
+        let settled = try await settled(activityID)
         for phone in phones {
-            let token = deviceActivity(activityID, on: phone)!.pushToken!
+            // A failed test, not a crash of every suite, when the start did not reach the phone in time.
+            guard let token = deviceActivity(activityID, on: phone)?.pushToken else {
+                throw TestingError("the start of \(activityID) did not reach \(phone) within the settle wait: \(settled.json)")
+            }
             let t = try await app.call("PUT", "/v1/activities/\(activityID)/tokens/\(phone)", json: ["token": .string(token)])
             precondition(t.status == 201, "token: \(t.json)")
         }
