@@ -76,6 +76,7 @@ enum BenchServiceCommand: LivelineCommand {
         config.apnsHost = apnsHost
         config.caFile = caFile
         config.maxInFlight = maxInFlight
+        config.kek = SecretBox.generateKeyText()  // as a deployment runs: the .p8 keys encrypted at rest
         let server = try ServiceServer.start(config) { Console.err($0) }
         try server.store.write { tx in
             for k in 0..<100 {

@@ -39,7 +39,7 @@ extension BenchUICommand {
         var delivered: [Double] = []
         var drawn: [Double] = []
         do {
-            try await browser.open(dashboard.url)
+            try await browser.open(dashboard.accessURL)
             try await browser.waitUntilLive()
             var timestamp = clock.now.timeIntervalSince1970.rounded(.up)
             for n in 0...pushes {

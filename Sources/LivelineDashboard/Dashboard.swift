@@ -25,18 +25,26 @@ public final class Dashboard: Sendable {
     public let control: SimulatorControl
     /// The page's address, `http://127.0.0.1:PORT/`.
     public var url: String { server.url + "/" }
+    /// The URL to open: `url` with the access token (`?token=…`), which the page keeps in a cookie.
+    public var accessURL: String { url + "?token=" + access.token }
+    /// The access token, for tools: send it in `X-Liveline-Dashboard-Token`.
+    public var token: String { access.token }
+    /// The header that carries the token, for tools.
+    public static let tokenHeader = DashboardAccess.headerName
     /// The port.
     public var port: Int { server.port }
 
     private let server: HTTPServer
+    private let access: DashboardAccess
     private let hub: EventHub
     private let cards: DashboardCards
     private let log: DashboardLog
     private let feedTask: Task<Void, Never>
 
-    private init(control: SimulatorControl, server: HTTPServer, hub: EventHub, cards: DashboardCards, log: DashboardLog, feedTask: Task<Void, Never>) {
+    private init(control: SimulatorControl, server: HTTPServer, access: DashboardAccess, hub: EventHub, cards: DashboardCards, log: DashboardLog, feedTask: Task<Void, Never>) {
         self.control = control
         self.server = server
+        self.access = access
         self.hub = hub
         self.cards = cards
         self.log = log
@@ -48,9 +56,10 @@ public final class Dashboard: Sendable {
     ///   - host: a loopback address (`127.0.0.1`, `::1`): the page shows full tokens and drives the simulator.
     ///   - port: 0 picks a free one.
     ///   - heartbeat: how often an idle event stream gets a comment line (closed pages are noticed then).
+    ///   - token: the access token (`DashboardAccess`); `nil` makes a random one (see `accessURL`).
     /// - Throws: `HTTPServerError` when the address cannot be bound or is not loopback.
     public static func start(control: SimulatorControl, host: String = "127.0.0.1", port: Int = 0,
-                             heartbeat: Duration = .seconds(10)) throws(HTTPServerError) -> Dashboard {
+                             heartbeat: Duration = .seconds(10), token: String? = nil) throws(HTTPServerError) -> Dashboard {
         guard host == "::1" || host.hasPrefix("127.") else {
             throw HTTPServerError(message: "the dashboard listens on loopback only (it shows full tokens and drives the simulator); got host \(host)")
         }
@@ -68,7 +77,8 @@ public final class Dashboard: Sendable {
         configuration.host = host
         configuration.port = port
         configuration.connectionTimeout = .zero
-        let routes = DashboardRoutes(control: control, cards: cards, log: log, hub: hub)
+        let access = DashboardAccess(host: host, token: token)
+        let routes = DashboardRoutes(control: control, cards: cards, log: log, hub: hub, access: access)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration) { request in await routes.respond(request) }
@@ -77,7 +87,7 @@ public final class Dashboard: Sendable {
             hub.close()
             throw error
         }
-        return Dashboard(control: control, server: server, hub: hub, cards: cards, log: log, feedTask: feedTask)
+        return Dashboard(control: control, server: server, access: access, hub: hub, cards: cards, log: log, feedTask: feedTask)
     }
 
     /// Pages listening for events now.

@@ -11,13 +11,17 @@ struct DashboardRoutes: Sendable {
     let cards: DashboardCards
     let log: DashboardLog
     let hub: EventHub
+    let access: DashboardAccess
 
+    /// Every answer, with the security headers; a request without the exact host or the access token is refused.
     func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        // A page elsewhere must not drive the simulator: only loopback host names (no DNS
-        // rebinding), and JSON bodies only (a cross-site form cannot send them without a preflight).
-        if let host = request.header("host"), !Self.isLoopbackHost(host) {
-            return Self.error(421, "wrong-host", "the dashboard answers only to 127.0.0.1, localhost or [::1], not \(host)")
-        }
+        if let refused = access.refusal(request) { return access.secured(refused, request) }
+        return access.secured(await route(request), request)
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        // A page elsewhere must not drive the simulator: the exact host and the token (`DashboardAccess`),
+        // and JSON bodies only (a cross-site form cannot send them without a preflight).
         if request.method == "POST", request.header("content-type")?.lowercased().hasPrefix("application/json") != true {
             return Self.error(415, "json-only", "POST bodies must be sent with content-type: application/json")
         }
@@ -58,16 +62,6 @@ struct DashboardRoutes: Sendable {
             }
         }
         return Self.error(404, "not-found", "no route \(request.method) \(path); the page is at /, the API is described in docs/dashboard.md")
-    }
-
-    static func isLoopbackHost(_ host: String) -> Bool {
-        var name = Substring(host)
-        if name.hasPrefix("[") {
-            guard let end = name.firstIndex(of: "]") else { return false }
-            return name[name.index(after: name.startIndex)..<end] == "::1"
-        }
-        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-        return name == "localhost" || name.hasPrefix("127.")
     }
 
     static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {

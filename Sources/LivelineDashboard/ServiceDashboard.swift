@@ -7,7 +7,8 @@ import Synchronization
 /// The live page of a service's logical activities (`liveline serve --dashboard`): each activity
 /// with its update tokens (8-character prefixes) and each delivery's state, pushed to the page over
 /// server-sent events when the service's outbox or registry changes (docs/dashboard.md, "The
-/// service's page"). Read-only; it needs no API key, so it listens on loopback only.
+/// service's page"). Read-only; it needs no API key, so it listens on loopback only, answers only
+/// to its exact host names and to its access token (`accessURL`), see `DashboardAccess`.
 ///
 /// ```swift
 /// let server = try ServiceServer.start(configuration) { print($0) }
@@ -17,15 +18,23 @@ import Synchronization
 public final class ServiceDashboard: Sendable {
     /// The page's address, `http://127.0.0.1:PORT/`.
     public var url: String { server.url + "/" }
+    /// The URL to open: `url` with the access token (`?token=…`), which the page keeps in a cookie.
+    public var accessURL: String { url + "?token=" + access.token }
+    /// The access token, for tools: send it in `X-Liveline-Dashboard-Token`.
+    public var token: String { access.token }
+    /// The header that carries the token, for tools.
+    public static let tokenHeader = DashboardAccess.headerName
     /// The port.
     public var port: Int { server.port }
 
     private let server: HTTPServer
+    private let access: DashboardAccess
     private let hub: EventHub
     private let feedTask: Task<Void, Never>
 
-    private init(server: HTTPServer, hub: EventHub, feedTask: Task<Void, Never>) {
+    private init(server: HTTPServer, access: DashboardAccess, hub: EventHub, feedTask: Task<Void, Never>) {
         self.server = server
+        self.access = access
         self.hub = hub
         self.feedTask = feedTask
     }
@@ -36,9 +45,10 @@ public final class ServiceDashboard: Sendable {
     ///   - port: 0 picks a free one.
     ///   - simulatorDashboard: the simulator's dashboard the service sends to, shown as a link.
     ///   - heartbeat: how often an idle event stream gets a comment line (closed pages are noticed then).
+    ///   - token: the access token (`DashboardAccess`); `nil` makes a random one (see `accessURL`).
     /// - Throws: `HTTPServerError` when the address cannot be bound or is not loopback.
     public static func start(service: Service, host: String = "127.0.0.1", port: Int = 0, simulatorDashboard: URL? = nil,
-                             heartbeat: Duration = .seconds(10)) throws(HTTPServerError) -> ServiceDashboard {
+                             heartbeat: Duration = .seconds(10), token: String? = nil) throws(HTTPServerError) -> ServiceDashboard {
         guard host == "::1" || host.hasPrefix("127.") else {
             throw HTTPServerError(message: "the service's dashboard listens on loopback only (it shows activities without an API key); got host \(host)")
         }
@@ -55,7 +65,8 @@ public final class ServiceDashboard: Sendable {
         configuration.host = host
         configuration.port = port
         configuration.connectionTimeout = .zero
-        let routes = ServiceDashboardRoutes(activities: activities, hub: hub, simulatorDashboard: simulatorDashboard)
+        let access = DashboardAccess(host: host, token: token)
+        let routes = ServiceDashboardRoutes(activities: activities, hub: hub, simulatorDashboard: simulatorDashboard, access: access)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration) { request in routes.respond(request) }
@@ -64,7 +75,7 @@ public final class ServiceDashboard: Sendable {
             hub.close()
             throw error
         }
-        return ServiceDashboard(server: server, hub: hub, feedTask: feedTask)
+        return ServiceDashboard(server: server, access: access, hub: hub, feedTask: feedTask)
     }
 
     /// Pages listening for events now.

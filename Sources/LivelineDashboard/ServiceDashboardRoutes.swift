@@ -8,12 +8,15 @@ struct ServiceDashboardRoutes: Sendable {
     let activities: ServiceActivities
     let hub: EventHub
     let simulatorDashboard: URL?
+    let access: DashboardAccess
 
+    /// Every answer, with the security headers; a request without the exact host or the access token is refused.
     func respond(_ request: HTTPRequest) -> HTTPResponse {
-        // Only loopback host names: a page elsewhere cannot read it through DNS rebinding.
-        if let host = request.header("host"), !DashboardRoutes.isLoopbackHost(host) {
-            return DashboardRoutes.error(421, "wrong-host", "the dashboard answers only to 127.0.0.1, localhost or [::1], not \(host)")
-        }
+        if let refused = access.refusal(request) { return access.secured(refused, request) }
+        return access.secured(route(request), request)
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             return DashboardRoutes.error(405, "read-only", "the service's dashboard is read-only; \(request.method) is not allowed (the API is on the service's own port)")
         }

@@ -9,8 +9,12 @@ import Synchronization
 final class ClientRegistry: Sendable {
     private let clients = Mutex([String: (app: AppRecord, client: APNSClient)]())
     private let configuration: ServiceConfiguration
+    private let vault: AppKeyVault
 
-    init(configuration: ServiceConfiguration) { self.configuration = configuration }
+    init(configuration: ServiceConfiguration, vault: AppKeyVault) {
+        self.configuration = configuration
+        self.vault = vault
+    }
 
     /// Where an app's pushes go.
     func environment(for app: AppRecord) throws(APIError) -> APNSConfiguration.Environment {
@@ -27,7 +31,9 @@ final class ClientRegistry: Sendable {
     func client(for app: AppRecord) throws(APIError) -> APNSClient {
         if let existing = clients.withLock({ $0[app.bundleID] }), existing.app == app { return existing.client }
         let key: P256PrivateKey
-        do { key = try P256PrivateKey(pem: app.keyPEM) } catch {
+        let pem: String
+        do { pem = try vault.open(app.keyPEM, bundleID: app.bundleID) } catch { throw APIError(500, "bad-app-key", error.message) }
+        do { key = try P256PrivateKey(pem: pem) } catch {
             throw APIError(500, "bad-app-key", "the stored key of \(app.bundleID) cannot be read: \(error.message)")
         }
         var retries = APNSConfiguration.Retries()

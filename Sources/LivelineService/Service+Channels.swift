@@ -28,6 +28,7 @@ extension Service {
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
         let policyNumber = try body.integer("storagePolicy", in: 0...1) ?? 0
         try body.finish()
+        try c.requireApp(bundleID)
         let (_, client) = try appAndClient(bundleID)
         let count = try store.write { try $0.channelCount(bundleID: bundleID) }
         if count >= Self.channelLimit {
@@ -46,18 +47,20 @@ extension Service {
     func listChannels(_ c: RequestContext) throws -> Answer {
         let bundleID = c.request.queryValue("bundleID")
         let (limit, after) = try Self.namePage(c)
-        let all = try store.write { try $0.channels(bundleID: bundleID) }
+        let all = try store.write { try $0.channels(bundleID: bundleID) }.filter { c.mayAct(on: $0.bundleID) }
         return Self.paged("channels", all.sorted { $0.channelID < $1.channelID }, key: \.channelID, after: after, limit: limit, json: Self.json)
     }
 
     func getChannel(_ c: RequestContext) throws -> Answer {
         guard let ch = try store.write({ try $0.channel(c.param("channelID")) }) else { throw APIError.notFound("channel \(c.param("channelID")) is not known") }
+        try c.requireApp(ch.bundleID, hiding: "channel \(c.param("channelID")) is not known")
         return Answer(200, Self.json(ch))
     }
 
     func deleteChannel(_ c: RequestContext) async throws -> Answer {
         let id = c.param("channelID")
         guard let ch = try store.write({ try $0.channel(id) }) else { throw APIError.notFound("channel \(id) is not known") }
+        try c.requireApp(ch.bundleID, hiding: "channel \(id) is not known")
         let (_, client) = try appAndClient(ch.bundleID)
         let result = await client.deleteChannel(id, bundleID: ch.bundleID)
         if let error = Self.apnsError(result), !(error.details["apnsReason"]?.stringValue == "ChannelNotRegistered") { throw error }

@@ -22,6 +22,8 @@ extension Service {
         let ios = try OSVersionNumber.field(raw)
         if let claimDevice { try Self.checkPathParameter("claim.deviceID", claimDevice) }
         if let claimToken { try Self.checkToken(claimToken, field: "claim.token") }
+        // An app key is bound to its app: it makes installations of that app only.
+        try c.requireApp(bundleID)
         let made = InstallationAuthority.make(bundleID: bundleID, now: c.now)
         return try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
@@ -59,7 +61,8 @@ extension Service {
         if let given, given.utf8.count < 32 { throw APIError.invalid("secret", "must be at least 32 characters (or leave it out and the service makes one)") }
         let secret = given ?? Digest.hex(Digest.randomBytes(32))
         return try commit(c) { tx in
-            guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered: POST /v1/apps first") }
+            // Another app's id, for an admin key of some apps, answers as an unknown one does.
+            guard c.mayAct(on: bundleID), try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered: POST /v1/apps first") }
             try tx.setUserTokenSecret(bundleID: bundleID, secret: secret, now: c.now)
             var o: JSONObject = ["bundleID": .string(bundleID), "rotated": true,
                                  "note": "sign user tokens and activity grants (HS256 JWTs) with this secret; the previous one stays valid until the next rotation"]

@@ -48,7 +48,8 @@ extension Service {
         let activityID = c.param("activityID")
         let (limit, after) = try Self.page(c)
         return try store.write { tx in
-            guard try tx.activity(activityID) != nil else { throw Self.unknownActivity(activityID) }
+            guard let activity = try tx.activity(activityID) else { throw Self.unknownActivity(activityID) }
+            try c.requireApp(activity.bundleID, hiding: Self.unknownActivity(activityID).message)
             let rows = try tx.interactions(activityID: activityID, after: after, limit: limit)
             var o: JSONObject = ["interactions": .array(rows.map(Self.json))]
             if rows.count == limit, let last = rows.last { o["next"] = .string(String(last.id)) }

@@ -3,42 +3,8 @@ import LivelineCore
 import LivelineCrypto
 import LivelineStore
 
-/// Apps, keys, devices and tokens.
+/// Devices and tokens (apps: Service+Apps.swift; keys: Service+Keys.swift).
 extension Service {
-    func createApp(_ c: RequestContext) throws -> Answer {
-        var body = try JSONBody(c.request.body)
-        let bundleID = try body.requiredString("bundleID", maxLength: 155)
-        let teamID = try body.requiredString("teamID", maxLength: 10)
-        let keyID = try body.requiredString("keyID", maxLength: 10)
-        let pem = try body.requiredString("key", maxLength: 8192)
-        let environment = try body.string("environment") ?? "production"
-        try body.finish()
-        guard bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
-            throw APIError.invalid("bundleID", "must be a bundle identifier like com.example.flights")
-        }
-        for (field, value) in [("teamID", teamID), ("keyID", keyID)] where value.utf8.count != 10 || !value.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
-            throw APIError.invalid(field, "must be 10 upper-case letters and digits, as Apple's developer account shows it")
-        }
-        guard environment == "production" || environment == "sandbox" else {
-            throw APIError.invalid("environment", "must be \"production\" or \"sandbox\", got \"\(environment.prefix(20))\"")
-        }
-        do { _ = try P256PrivateKey(pem: pem) } catch {
-            // The key's contents are never repeated: only what kind of problem it has.
-            throw APIError.invalid("key", "is not a usable .p8 key: \(error.message)")
-        }
-        let app = AppRecord(bundleID: bundleID, teamID: teamID, keyID: keyID, keyPEM: pem, environment: environment, createdAt: c.now)
-        return try commit(c) { tx in
-            let existed = try tx.app(bundleID: bundleID) != nil
-            try tx.upsertApp(app)
-            return Answer(existed ? 200 : 201, Self.json(app))
-        }
-    }
-
-    func listApps(_ c: RequestContext) throws -> Answer {
-        let (limit, after) = try Self.namePage(c)
-        return Self.paged("apps", try store.write { try $0.apps() }, key: \.bundleID, after: after, limit: limit, json: Self.json)
-    }
-
     /// `?limit=` (1 to 1000, 100 by default) and `?after=` (the previous page's `next`) of a listing by name.
     static func namePage(_ c: RequestContext) throws -> (limit: Int, after: String?) {
         var limit = 100
@@ -57,28 +23,6 @@ extension Service {
         return Answer(200, .object(o))
     }
 
-    static func json(_ app: AppRecord) -> JSONValue {
-        // Never the key.
-        ["bundleID": .string(app.bundleID), "teamID": .string(app.teamID), "keyID": .string(app.keyID),
-         "environment": .string(app.environment), "createdAt": .string(ISODate.string(app.createdAt))]
-    }
-
-    func createKey(_ c: RequestContext) throws -> Answer {
-        var body = try JSONBody(c.request.body)
-        let scopeName = try body.string("scope") ?? "app"
-        let name = try body.string("name", maxLength: 200)
-        try body.finish()
-        guard let scope = KeyScope(rawValue: scopeName) else { throw APIError.invalid("scope", "must be \"app\" or \"admin\", got \"\(scopeName.prefix(20))\"") }
-        let made = KeyAuthority.make(scope: scope, name: name, now: c.now)
-        return try commit(c) { tx in
-            try tx.insertKey(made.record)
-            var o: JSONObject = ["id": .string(made.record.id), "scope": .string(scope.rawValue), "key": .string(made.secret),
-                                "note": "shown once: Liveline keeps only its hash"]
-            if let name { o["name"] = .string(name) }
-            return Answer(201, .object(o))
-        }
-    }
-
     func putDevice(_ c: RequestContext) async throws -> Answer {
         let deviceID = try ownDevice(c, c.param("deviceID"))
         var body = try JSONBody(c.request.body)
@@ -88,6 +32,7 @@ extension Service {
         let userToken = try body.string("userToken", maxLength: 4096)
         let frequent = try body.bool("frequentUpdates") ?? false
         try body.finish()
+        try c.requireApp(bundleID)
         let ios = try OSVersionNumber.field(raw)
         let installation = c.installation
         if let installation, installation.bundleID != bundleID {
@@ -114,6 +59,7 @@ extension Service {
 
     func getDevice(_ c: RequestContext) throws -> Answer {
         guard let device = try store.write({ try $0.device(c.param("deviceID")) }) else { throw APIError.notFound("device \(c.param("deviceID")) is not registered") }
+        try c.requireApp(device.bundleID, hiding: "device \(c.param("deviceID")) is not registered")
         return Answer(200, Self.json(device))
     }
 

@@ -128,6 +128,7 @@ extension Service {
 
         return try commit(c) { tx in
             if let existing = try tx.activity(activityID) {
+                try c.requireApp(existing.bundleID, hiding: "activity \(activityID) cannot be started with this key")
                 if existing.endedAt == nil || existing.endedAt! > c.now {
                     throw APIError.conflict("activity \(activityID) was already started at \(ISODate.string(existing.startedAt)); send updates to it, or end it first")
                 }
@@ -150,6 +151,7 @@ extension Service {
             } else {
                 throw APIError(404, "empty-audience", "no registered device belongs to audience.userIDs \(userIDs.joined(separator: ", "))")
             }
+            try c.requireApp(bundleID)
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered: POST /v1/apps first") }
             var channel: String?
             if let channelID {
@@ -218,6 +220,7 @@ extension Service {
         }
         let activity = try store.write { try $0.activity(activityID) }
         guard let activity else { throw APIError.notFound("activity \(activityID) is not known: start it, or register a token for it") }
+        try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known: start it, or register a token for it")
         let schema = schemas[activity.attributesType]
         var probe = body
         try refuseUnknownType(activity, typed: probe.value("contentState") != nil)
@@ -329,6 +332,7 @@ extension Service {
         let activityID = c.param("activityID")
         let limit = Int(c.request.queryValue("limit") ?? "") ?? 100
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
+        if let activity = try tx.activity(activityID) { try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known") }
         guard let overview = try Self.overview(activityID, limit: limit, tx) else { throw APIError.notFound("activity \(activityID) is not known") }
         return Answer(200, overview)
     }

@@ -24,6 +24,8 @@ public final class Service: Sendable {
     let failureBuckets = RateBuckets(rate: 1, burst: 30)
     /// When interactions past their retention were last deleted.
     let lastRetention = Mutex(Date.distantPast)
+    /// Seals and opens the apps' `.p8` keys.
+    let vault: AppKeyVault
     let metrics = Metrics()
     let clients: ClientRegistry
     let dispatcher: Dispatcher
@@ -40,11 +42,13 @@ public final class Service: Sendable {
         self.configuration = configuration
         self.log = log
         waitReads = OffPoolStore(store, label: "liveline.api.wait")
-        keys = KeyAuthority(rate: configuration.rateLimit, burst: configuration.rateBurst)
+        keys = KeyAuthority(rate: configuration.rateLimit, burst: configuration.rateBurst, cacheTTL: configuration.keyCacheTTL)
         installationBuckets = RateBuckets(rate: configuration.installationRateLimit, burst: configuration.installationRateBurst)
         addressBuckets = RateBuckets(rate: configuration.addressRateLimit, burst: configuration.addressRateBurst)
-        clients = ClientRegistry(configuration: configuration)
+        vault = try AppKeyVault(configuration)
+        clients = ClientRegistry(configuration: configuration, vault: vault)
         dispatcher = Dispatcher(store: store, configuration: configuration, clients: clients, metrics: metrics, log: log)
+        try WebhookSender.checkTarget(configuration)
         webhooks = WebhookSender(store: store, configuration: configuration, log: log)
         var schemas = [FlightAttributes.schema.name: FlightAttributes.schema, VoltraAttributes.schema.name: VoltraAttributes.schema]
         for file in configuration.schemaFiles {
@@ -60,12 +64,17 @@ public final class Service: Sendable {
         routes = Self.table
     }
 
-    /// Makes the first admin key when there is none; returns its secret (to show once).
-    public func bootstrapAdminKey() throws -> String? {
+    /// Makes the first admin key when there is none; returns its secret (to show once). Under the
+    /// database's own lock: of several instances starting together on one PostgreSQL database,
+    /// exactly one makes it.
+    /// `keep` runs before the commit (it writes the key file): when it fails, no key is made.
+    public func bootstrapAdminKey(keep: (String) throws -> Void = { _ in }) throws -> String? {
         try store.write { tx in
+            try tx.lockForBootstrap()
             guard try tx.keyCount() == 0 else { return nil }
             let made = KeyAuthority.make(scope: .admin, name: "first admin key", now: Date())
             try tx.insertKey(made.record)
+            try keep(made.secret)
             return made.secret
         }
     }
@@ -89,14 +98,27 @@ public final class Service: Sendable {
 
     // MARK: - Requests
 
+    /// Which routes a listener serves: all of them, or (with `adminListen`) the admin routes on
+    /// the admin listener and the app routes on the public one; key-less routes on both.
+    public enum Listener: Sendable {
+        case all, `public`, admin
+        func serves(_ route: Route) -> Bool {
+            switch self {
+            case .all: true
+            case .public: route.scope != .admin
+            case .admin: route.scope != .app
+            }
+        }
+    }
+
     /// Answers one HTTP request: route, key, rate limit, idempotency, then the handler.
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, on listener: Listener = .all) async -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let pathSegments = Array(segments)
         var routeName = "unmatched"
         let response: HTTPResponse
         do {
-            let candidates = routes.compactMap { r in r.match(pathSegments).map { (r, $0) } }
+            let candidates = routes.compactMap { r in listener.serves(r) ? r.match(pathSegments).map { (r, $0) } : nil }
             guard !candidates.isEmpty else { throw APIError(404, "no-route", "no route for \(request.path.prefix(200))") }
             guard let (route, params) = candidates.first(where: { $0.0.method == request.method || ($0.0.method == "GET" && request.method == "HEAD") }) else {
                 let allowed = Set(candidates.map(\.0.method)).sorted().joined(separator: ", ")

@@ -61,6 +61,30 @@ public struct ServiceConfiguration: Sendable {
     /// Interactions whose webhook is done are deleted after this many days.
     public var interactionRetentionDays = 30.0
 
+    // MARK: Keys, secrets, webhooks and the admin listener (docs/service.md, "Keys and secrets")
+    /// How long an API key read from the database is trusted before it is read again. Revocation
+    /// also clears the cache at once on every instance (PostgreSQL `LISTEN`); this bounds what a
+    /// lost notification could keep alive.
+    public var keyCacheTTL: Duration = .seconds(5)
+    /// Where the bootstrap admin key is written (a new file, mode 0600); without it, standard error.
+    public var adminKeyFile: String?
+    /// The key-encryption key that encrypts the apps' `.p8` keys at rest (AES-256-GCM): a file
+    /// holding 32 bytes as 64 hex digits or base64, or the same text in `kek` (`LIVELINE_KEK`).
+    public var kekFile: String?
+    public var kek: String?
+    /// The webhook secret before a rotation: during it, each POST carries both signatures.
+    public var webhookPreviousSecret: String?
+    /// Whether the webhook may resolve to private, link-local or loopback addresses other than a
+    /// literal loopback URL (refused by default: a webhook must not reach into the network it runs in).
+    public var webhookAllowPrivate = false
+    /// `host:port` of a second listener that alone serves the admin routes; the public listener then
+    /// serves only the app and public routes.
+    public var adminListen: String?
+    /// A PEM certificate (chain) and its key: the listeners serve HTTPS (libmicrohttpd on GnuTLS)
+    /// instead of plain HTTP. Both or neither.
+    public var tlsCertFile: String?
+    public var tlsKeyFile: String?
+
     public init() {}
 
     /// A problem with the configuration, naming the setting.
@@ -76,6 +100,8 @@ public struct ServiceConfiguration: Sendable {
         "maxInFlight", "leaseSeconds", "connections", "webhookURL", "webhookSecret", "schemaFiles", "threads",
         "installationRateLimit", "installationRateBurst", "addressRateLimit", "addressRateBurst", "trustedProxies",
         "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
+        "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
+        "tlsCertFile", "tlsKeyFile",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -165,6 +191,24 @@ public struct ServiceConfiguration: Sendable {
         case "interactionPayloadBytes": interactionPayloadBytes = try int(2...1_048_576)
         case "interactionQuotaPerHour": interactionQuotaPerHour = try int(1...1_000_000)
         case "interactionRetentionDays": interactionRetentionDays = try double(0.001...3650)
+        case "keyCacheSeconds": keyCacheTTL = try seconds(0...300)
+        case "adminKeyFile": adminKeyFile = text.isEmpty ? nil : text
+        case "kekFile": kekFile = text.isEmpty ? nil : text
+        case "kek": kek = text.isEmpty ? nil : text
+        case "webhookPreviousSecret": webhookPreviousSecret = text.isEmpty ? nil : text
+        case "webhookAllowPrivate":
+            guard let b = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
+                throw Problem(message: "\(source): webhookAllowPrivate must be true or false, got '\(text.prefix(20))'")
+            }
+            webhookAllowPrivate = b
+        case "tlsCertFile": tlsCertFile = text.isEmpty ? nil : text
+        case "tlsKeyFile": tlsKeyFile = text.isEmpty ? nil : text
+        case "adminListen":
+            if text.isEmpty { adminListen = nil; break }
+            guard let colon = text.lastIndex(of: ":"), let p = Int(text[text.index(after: colon)...]), (0...65535).contains(p), colon != text.startIndex else {
+                throw Problem(message: "\(source): adminListen must be host:port (such as 127.0.0.1:8081), got '\(text.prefix(80))'")
+            }
+            adminListen = text
         default:
             let near = Self.settingNames.first { $0.lowercased() == name.lowercased() }
             throw Problem(message: "\(source): unknown setting '\(name)'" + (near.map { " (did you mean '\($0)'?)" } ?? ""))

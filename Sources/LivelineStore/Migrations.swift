@@ -168,6 +168,13 @@ enum Migrations {
                 updated_at REAL NOT NULL);
             CREATE INDEX interactions_by_device ON interactions (device_id, created_at);
             """),
+        // Keys: tenancy and lifecycle. Bundle ids hold no comma, so an admin key's apps are one list.
+        SQLiteMigration("5-key-lifecycle", """
+            ALTER TABLE api_keys ADD COLUMN bundle_id TEXT;
+            ALTER TABLE api_keys ADD COLUMN apps TEXT;
+            ALTER TABLE api_keys ADD COLUMN expires_at REAL;
+            ALTER TABLE api_keys ADD COLUMN revoked_at REAL;
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -298,6 +305,12 @@ enum Migrations {
                 previous_secret TEXT,
                 updated_at DOUBLE PRECISION NOT NULL);
             CREATE INDEX interactions_by_device ON interactions (device_id, created_at);
+            """),
+        PostgresMigration("5-key-lifecycle", """
+            ALTER TABLE api_keys ADD COLUMN bundle_id TEXT;
+            ALTER TABLE api_keys ADD COLUMN apps TEXT;
+            ALTER TABLE api_keys ADD COLUMN expires_at DOUBLE PRECISION;
+            ALTER TABLE api_keys ADD COLUMN revoked_at DOUBLE PRECISION;
             """),
     ]
 }

@@ -22,6 +22,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
     private let listener = Mutex<PostgresListener?>(nil)
     /// The notification channel a send notifies.
     static let workChannel = "liveline_outbox"
+    /// The channel a key's revocation or expiry notifies, and its listener.
+    static let keysChannel = "liveline_keys"
+    private let keyListener = Mutex<PostgresListener?>(nil)
+    /// The advisory lock id of the bootstrap admin key ("LLBOOT" in ASCII).
+    static let bootstrapLock: Int64 = 0x4C4C_424F_4F54
     /// The connection string with its password as `***`.
     public let location: String
     /// Several instances share the database.
@@ -71,7 +76,24 @@ public final class PostgresStore: Store, @unchecked Sendable {
         return true
     }
 
+    /// `LISTEN liveline_keys` on a connection and a thread of its own.
+    @discardableResult
+    public func observeKeyChanges(_ changed: @escaping @Sendable () -> Void) -> Bool {
+        guard let made = try? PostgresListener(url, channel: Self.keysChannel, onNotify: changed) else { return false }
+        let previous = keyListener.withLock { current -> PostgresListener? in
+            defer { current = made }
+            return current
+        }
+        previous?.stop()
+        return true
+    }
+
     public func close() {
+        let keyObserver = keyListener.withLock { current -> PostgresListener? in
+            defer { current = nil }
+            return current
+        }
+        keyObserver?.stop()
         let observer = listener.withLock { current -> PostgresListener? in
             defer { current = nil }
             return current
@@ -97,17 +119,45 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     // MARK: Keys
 
     func insertKey(_ key: APIKeyRecord) throws {
-        try db.run("INSERT INTO api_keys (id, scope, hash, name, created_at) VALUES ($1, $2, $3, $4, $5)",
-                   [.text(key.id), .text(key.scope.rawValue), .text(key.hash), .from(key.name), time(key.createdAt)])
+        try db.run("INSERT INTO api_keys (id, scope, hash, name, created_at, bundle_id, apps, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                   [.text(key.id), .text(key.scope.rawValue), .text(key.hash), .from(key.name), time(key.createdAt),
+                    .from(key.bundleID), .from(key.apps?.joined(separator: ",")), key.expiresAt.map(time) ?? .null, key.revokedAt.map(time) ?? .null])
     }
 
     func key(hash: String) throws -> APIKeyRecord? {
-        guard let row = try db.queryOne("SELECT id, scope, hash, name, created_at FROM api_keys WHERE hash = $1", [.text(hash)]) else { return nil }
-        return APIKeyRecord(id: row.string("id") ?? "", scope: KeyScope(rawValue: row.string("scope") ?? "") ?? .app,
-                            hash: row.string("hash") ?? "", name: row.string("name"), createdAt: date(row, "created_at"))
+        try db.queryOne("SELECT * FROM api_keys WHERE hash = $1", [.text(hash)]).map(keyRecord)
     }
 
     func keyCount() throws -> Int { try count("SELECT count(*) AS n FROM api_keys", []) }
+
+    // MARK: Key lifecycle (migration 5-key-lifecycle)
+
+    func key(id: String) throws -> APIKeyRecord? {
+        try db.queryOne("SELECT * FROM api_keys WHERE id = $1", [.text(id)]).map(keyRecord)
+    }
+
+    func keys(after: String?, limit: Int) throws -> [APIKeyRecord] {
+        try db.query("SELECT * FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2", [.text(after ?? ""), .integer(Int64(limit))]).map(keyRecord)
+    }
+
+    /// Revokes and notifies `liveline_keys` (delivered at commit) so other instances drop their cached keys.
+    func revokeKey(id: String, at: Date) throws -> Bool {
+        let changed = try db.run("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [time(at), .text(id)]) > 0
+        if changed { try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.keysChannel)]) }
+        return changed
+    }
+
+    func expireKey(id: String, at: Date) throws -> Bool {
+        let changed = try db.run("UPDATE api_keys SET expires_at = $1 WHERE id = $2 AND (expires_at IS NULL OR expires_at > $1)", [time(at), .text(id)]) > 0
+        if changed { try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.keysChannel)]) }
+        return changed
+    }
+
+    /// A transaction-scoped advisory lock: an instance starting at the same time waits here
+    /// until this transaction commits, then sees its key.
+    func lockForBootstrap() throws {
+        try db.run("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresStore.bootstrapLock)])
+    }
 
     // MARK: Apps
 

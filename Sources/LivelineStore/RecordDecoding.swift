@@ -23,6 +23,15 @@ extension PostgresRow: StoreRow {}
 protocol RecordDecoding {}
 
 extension RecordDecoding {
+    func keyRecord(_ row: some StoreRow) -> APIKeyRecord {
+        let apps = row.string("apps").map { $0.split(separator: ",").map(String.init) }
+        return APIKeyRecord(id: row.string("id") ?? "", scope: KeyScope(rawValue: row.string("scope") ?? "") ?? .app,
+                            hash: row.string("hash") ?? "", name: row.string("name"), createdAt: date(row, "created_at"),
+                            bundleID: row.string("bundle_id"), apps: apps,
+                            expiresAt: row.double("expires_at").map(Date.init(timeIntervalSince1970:)),
+                            revokedAt: row.double("revoked_at").map(Date.init(timeIntervalSince1970:)))
+    }
+
     func appRecord(_ row: some StoreRow) -> AppRecord {
         AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
                   keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"))

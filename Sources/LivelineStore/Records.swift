@@ -14,12 +14,31 @@ public struct APIKeyRecord: Sendable, Hashable {
     public var hash: String
     public var name: String?
     public var createdAt: Date
-    public init(id: String, scope: KeyScope, hash: String, name: String?, createdAt: Date) {
+    // MARK: Tenancy and lifecycle (migration 5-key-lifecycle)
+    /// An app key's one app (its bundle id); `nil` for an admin key (and for app keys made before bundles were bound).
+    public var bundleID: String?
+    /// An admin key's apps: `nil` for every app.
+    public var apps: [String]?
+    /// After this the key is refused.
+    public var expiresAt: Date?
+    /// When the key was revoked; it is refused from then on.
+    public var revokedAt: Date?
+    public init(id: String, scope: KeyScope, hash: String, name: String?, createdAt: Date,
+                bundleID: String? = nil, apps: [String]? = nil, expiresAt: Date? = nil, revokedAt: Date? = nil) {
         self.id = id
         self.scope = scope
         self.hash = hash
         self.name = name
         self.createdAt = createdAt
+        self.bundleID = bundleID
+        self.apps = apps
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+
+    /// Whether the key may be used at `now`: not revoked, not expired.
+    public func isUsable(at now: Date) -> Bool {
+        revokedAt == nil && (expiresAt.map { now < $0 } ?? true)
     }
 }
 

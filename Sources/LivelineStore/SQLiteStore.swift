@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LivelineSQLite
 
 /// The embedded store: one SQLite file in WAL mode, one connection, writes serialized and
@@ -22,6 +25,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         // A fan-out writes one outbox row (and five index entries) per token in one transaction:
         // 64 MiB of page cache keeps 100,000 of them from spilling mid-transaction.
         options.cacheSizeKiB = 64 * 1024
+        try Self.ownerOnly(path)
         do {
             database = try SQLiteDatabase(path: path, options: options)
         } catch {
@@ -29,11 +33,36 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             throw StoreError("cannot open the database '\(path)': \(error.message)", isUnavailable: true)
         }
         do {
+            // Secrets at rest: content a write replaces or deletes (a .p8 key sealed at start) is
+            // zeroed in its page when that costs no extra I/O, so a plain key does not linger.
+            _ = try database.query("PRAGMA secure_delete=FAST")
             try database.migrate(Migrations.sqlite)
         } catch {
             database.close()
             if error.isBusy { throw Self.inUse(path) }
             throw StoreError("cannot migrate the database '\(path)': \(error.message)")
+        }
+    }
+
+    // MARK: File modes (secrets at rest)
+
+    /// Creates the database file readable by its owner only (0600) before SQLite opens it (SQLite
+    /// gives its -wal and -shm files the database file's mode), and takes group and other access
+    /// away from an existing database and its -wal and -shm files.
+    static func ownerOnly(_ path: String) throws(StoreError) {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            _ = Glibc.close(fd)
+            return
+        }
+        guard errno == EEXIST else { return }  // SQLite reports why it cannot open it
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
+            guard chmod(file, info.st_mode & 0o700) == 0 else {
+                throw StoreError("cannot make the database file '\(file)' readable by its owner only (chmod 0600): \(String(cString: strerror(errno)))")
+            }
         }
     }
 
@@ -149,17 +178,39 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
     // MARK: Keys
 
     func insertKey(_ key: APIKeyRecord) throws {
-        try db.run("INSERT INTO api_keys (id, scope, hash, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                   [.text(key.id), .text(key.scope.rawValue), .text(key.hash), .from(key.name), .real(key.createdAt.timeIntervalSince1970)])
+        try db.run("INSERT INTO api_keys (id, scope, hash, name, created_at, bundle_id, apps, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [.text(key.id), .text(key.scope.rawValue), .text(key.hash), .from(key.name), .real(key.createdAt.timeIntervalSince1970),
+                    .from(key.bundleID), .from(key.apps?.joined(separator: ",")), key.expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+                    key.revokedAt.map { .real($0.timeIntervalSince1970) } ?? .null])
     }
 
     func key(hash: String) throws -> APIKeyRecord? {
-        guard let row = try db.queryOne("SELECT id, scope, hash, name, created_at FROM api_keys WHERE hash = ?", [.text(hash)]) else { return nil }
-        return APIKeyRecord(id: row.string("id") ?? "", scope: KeyScope(rawValue: row.string("scope") ?? "") ?? .app,
-                            hash: row.string("hash") ?? "", name: row.string("name"), createdAt: date(row, "created_at"))
+        try db.queryOne("SELECT * FROM api_keys WHERE hash = ?", [.text(hash)]).map(keyRecord)
     }
 
     func keyCount() throws -> Int { try count("SELECT count(*) AS n FROM api_keys", []) }
+
+    // MARK: Key lifecycle (migration 5-key-lifecycle)
+
+    func key(id: String) throws -> APIKeyRecord? {
+        try db.queryOne("SELECT * FROM api_keys WHERE id = ?", [.text(id)]).map(keyRecord)
+    }
+
+    func keys(after: String?, limit: Int) throws -> [APIKeyRecord] {
+        try db.query("SELECT * FROM api_keys WHERE id > ? ORDER BY id LIMIT ?", [.text(after ?? ""), .integer(Int64(limit))]).map(keyRecord)
+    }
+
+    func revokeKey(id: String, at: Date) throws -> Bool {
+        try db.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.real(at.timeIntervalSince1970), .text(id)]) > 0
+    }
+
+    func expireKey(id: String, at: Date) throws -> Bool {
+        try db.run("UPDATE api_keys SET expires_at = ? WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)",
+                   [.real(at.timeIntervalSince1970), .text(id), .real(at.timeIntervalSince1970)]) > 0
+    }
+
+    /// SQLite: the file's exclusive lock already makes this instance the only writer.
+    func lockForBootstrap() throws {}
 
     // MARK: Apps
 

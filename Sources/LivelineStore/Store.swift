@@ -39,6 +39,10 @@ public protocol Store: Sendable {
     /// `close()`. Returns whether it can; without it, other instances' work waits for the next poll.
     @discardableResult
     func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool
+    /// Calls `changed` whenever another instance revokes, expires or rotates a key, until
+    /// `close()`. Returns whether it can (PostgreSQL); callers keep a short cache otherwise.
+    @discardableResult
+    func observeKeyChanges(_ changed: @escaping @Sendable () -> Void) -> Bool
 }
 
 extension Store {
@@ -52,6 +56,9 @@ extension Store {
     /// Nobody else adds work to an unshared database.
     @discardableResult
     public func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool { false }
+    /// Nobody else changes keys in an unshared database.
+    @discardableResult
+    public func observeKeyChanges(_ changed: @escaping @Sendable () -> Void) -> Bool { false }
 }
 
 /// The operations available inside a transaction.
@@ -60,6 +67,17 @@ public protocol StoreTransaction {
     func insertKey(_ key: APIKeyRecord) throws
     func key(hash: String) throws -> APIKeyRecord?
     func keyCount() throws -> Int
+    // Key lifecycle (migration 5-key-lifecycle)
+    func key(id: String) throws -> APIKeyRecord?
+    /// Keys ordered by id, after `after` (a page's last id), at most `limit`.
+    func keys(after: String?, limit: Int) throws -> [APIKeyRecord]
+    /// Sets `revokedAt` (when not yet revoked) and tells other instances (PostgreSQL: `liveline_keys`).
+    func revokeKey(id: String, at: Date) throws -> Bool
+    /// Sets `expiresAt` to `at` unless it is already earlier, and tells other instances.
+    func expireKey(id: String, at: Date) throws -> Bool
+    /// Holds the database's own lock for the bootstrap admin key until the transaction ends, so
+    /// instances starting together make one key (PostgreSQL: an advisory lock; SQLite: the file's lock).
+    func lockForBootstrap() throws
 
     // MARK: Apps
     func upsertApp(_ app: AppRecord) throws

@@ -63,11 +63,17 @@ extension DemoCommand {
         guard let simURL = simOut.line(after: "listening on "), let ca = simOut.line(after: "CA file: "),
               let simPort = URLComponents(string: simURL)?.port else { throw CLIError(message: "the simulator did not say where it listens:\n\(simOut)") }
 
+        // A throw-away key-encryption key (the demo's database goes with its directory), and the
+        // first admin key in a file of mode 0600, as an operator would run it.
+        let adminKeyFile = directory + "/admin.key"
         let service = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", directory + "/liveline.db",
-                                                            "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca], keepStandardError: true)
+                                                            "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca, "--admin-key-file", adminKeyFile],
+                                               environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_KEK": SecretBox.generateKeyText()]) { $1 },
+                                               keepStandardError: true)
         defer { service.send(SIGTERM) }
         let serveOut = try await service.output(containing: "Ready.")
-        guard let serviceURL = serveOut.line(after: "listening on "), let adminKey = serveOut.line(after: "keep it): ") else {
+        let adminKey = (try? String(contentsOfFile: adminKeyFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let serviceURL = serveOut.line(after: "listening on "), let adminKey, !adminKey.isEmpty else {
             throw CLIError(message: "the service did not say where it listens:\n\(serveOut)")
         }
         let inspection = SimulatorInspectionClient.Endpoint(host: "127.0.0.1", port: simPort, caFile: ca)

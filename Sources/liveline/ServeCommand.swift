@@ -16,7 +16,12 @@ enum ServeCommand: LivelineCommand {
             .init(name: "database", valueName: "FILE|URL", help: "SQLite database file, or postgres://… for PostgreSQL (default liveline.db)."),
             .init(name: "apns-host", valueName: "HOST:PORT", help: "Send every app's pushes here (a simulator) instead of Apple's hosts."),
             .init(name: "ca-file", valueName: "FILE", help: "CA certificates that sign --apns-host's certificate (verification stays on)."),
-            .init(name: "webhook-url", valueName: "URL", help: "Where interactions are delivered (POST, signed with --webhook-secret)."),
+            .init(name: "webhook-url", valueName: "URL", help: "Where interactions are delivered (POST, signed with LIVELINE_WEBHOOK_SECRET, required; https unless loopback)."),
+            .init(name: "admin-key-file", valueName: "FILE", help: "Write the first admin key to FILE (mode 0600) instead of standard error."),
+            .init(name: "kek-file", valueName: "FILE", help: "Key-encryption key (32 bytes as 64 hex digits or base64) that encrypts the apps' .p8 keys at rest; or LIVELINE_KEK."),
+            .init(name: "admin-listen", valueName: "HOST:PORT", help: "Serve the admin routes only on this second listener (the public one keeps the app routes)."),
+            .init(name: "tls-cert", valueName: "FILE", help: "PEM certificate (and chain): serve HTTPS on both listeners; with --tls-key."),
+            .init(name: "tls-key", valueName: "FILE", help: "PEM private key of --tls-cert."),
             .init(name: "dashboard", valueName: nil, help: "Also serve a live page of the activities, their tokens (as prefixes) and each delivery's state on loopback; prints its URL."),
             .init(name: "dashboard-port", valueName: "N", help: "The page's port on 127.0.0.1; 0 picks a free one (default 2199)."),
             .init(name: "simulator-dashboard", valueName: "URL", help: "With --dashboard: the dashboard of the simulator the service sends to, linked from the page."),
@@ -26,15 +31,22 @@ enum ServeCommand: LivelineCommand {
         (LIVELINE_PORT, LIVELINE_DATABASE, LIVELINE_APNS_HOST, LIVELINE_WEBHOOK_SECRET, ...), then flags.
         File and environment names: \(ServiceConfiguration.settingNames.joined(separator: ", ")).
 
-        On the first start the service makes an admin key and prints it once; keep it. Keys go in
-        'Authorization: Bearer <key>'. SIGINT or SIGTERM stops it cleanly: running requests answer,
+        On the first start the service makes an admin key, once per database (several PostgreSQL
+        instances starting together make one), and writes it to --admin-key-file (mode 0600) or
+        else to standard error, never to standard output; keep it. Keys go in
+        'Authorization: Bearer <key>'; list, revoke and rotate them with /v1/keys.
+        With --kek-file (or LIVELINE_KEK) the apps' .p8 keys are stored encrypted (AES-256-GCM);
+        without it they are stored in plain text and every start warns. Once encrypted, starting
+        without that key-encryption key, or with another, is refused. --tls-cert and --tls-key
+        serve HTTPS; --admin-listen moves the admin routes to a second listener. SIGINT or SIGTERM stops it cleanly: running requests answer,
         pushes on the wire are recorded, and anything not yet sent stays queued in the database.
         The API is described at /openapi.json; /healthz and /metrics need no key.
 
         --dashboard serves a read-only page (docs/dashboard.md, "The service's page") that follows each
         logical activity the service changes while it runs: sends accepted, tokens registered or
-        deleted, verdicts recorded, pushed to the page as server-sent events. It needs no key, so it
-        listens on 127.0.0.1 only; it shows no key and tokens only as 8-character prefixes.
+        deleted, verdicts recorded, pushed to the page as server-sent events. It listens on
+        127.0.0.1 only, answers only to its exact host names, and needs the access token in the URL
+        it prints (kept in a cookie); it shows no key and tokens only as 8-character prefixes.
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -42,7 +54,9 @@ enum ServeCommand: LivelineCommand {
         do {
             if let file = arguments.value("config") { try configuration.apply(file: file) }
             try configuration.apply(environment: ProcessInfo.processInfo.environment)
-            let flags = [("host", "host"), ("port", "port"), ("database", "database"), ("apns-host", "apnsHost"), ("ca-file", "caFile"), ("webhook-url", "webhookURL")]
+            let flags = [("host", "host"), ("port", "port"), ("database", "database"), ("apns-host", "apnsHost"), ("ca-file", "caFile"), ("webhook-url", "webhookURL"),
+                         ("admin-key-file", "adminKeyFile"), ("kek-file", "kekFile"), ("admin-listen", "adminListen"),
+                         ("tls-cert", "tlsCertFile"), ("tls-key", "tlsKeyFile")]
             for (flag, setting) in flags {
                 if let value = arguments.value(flag) { try configuration.set(setting, value, source: "--\(flag)") }
             }
@@ -63,6 +77,7 @@ enum ServeCommand: LivelineCommand {
             throw CLIError(message: "cannot start the service: \(error)")
         }
         var text = "Liveline service listening on \(server.url)\n"
+        if let admin = server.adminURL { text += "Admin API: \(admin) (the admin routes are served only there)\n" }
         if server.store is PostgresStore {
             text += "Database: \(server.store.location) (PostgreSQL)\n"  // the password shown as ***
         } else {
@@ -79,10 +94,16 @@ enum ServeCommand: LivelineCommand {
             }
         }
         if let dashboard {
-            text += "Dashboard: \(dashboard.url)\n"
+            text += "Dashboard: \(dashboard.accessURL)\n"
         }
         if let key = server.firstAdminKey {
-            text += "Admin key (shown once, keep it): \(key)\n"
+            // Never on standard output (it is often a log that others read): a 0600 file, or standard error.
+            if let file = configuration.adminKeyFile {
+                text += "Admin key: written to \(file) (mode 0600; shown once, keep it)\n"
+            } else {
+                Console.err("Admin key (shown once, keep it): \(key)")
+                text += "Admin key: printed once on standard error\n"
+            }
         }
         text += "API: \(server.url)/openapi.json\nReady."
         SignalWaiter.shared.install()  // a SIGTERM right after "Ready." stops it cleanly

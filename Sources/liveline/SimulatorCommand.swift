@@ -208,7 +208,7 @@ enum SimulatorCommand: LivelineCommand {
 
         var text = "APNs simulator (\(setup.configuration.environment.rawValue)) listening on \(server.url)\n"
         if let dashboard {
-            text += "Dashboard: \(dashboard.url)\n"
+            text += "Dashboard: \(dashboard.accessURL)\n"
             if let forwarding = dashboardOptions?.forwarding { text += "Taps are forwarded to \(forwarding.baseURL.absoluteString)/v1/activities/{id}/interactions\n" }
         }
         text += "CA file: \(certificates.caFile)\n"

@@ -124,8 +124,11 @@ def send_push(liveline, info, *arguments):
 
 
 def dashboard_api(dashboard, path, body=None):
-    """GET (or POST `body` as JSON to) the dashboard's `path`; the JSON answer."""
-    request = urllib.request.Request(dashboard.rstrip("/") + path, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"content-type": "application/json"}, method="GET" if body is None else "POST")
+    """GET (or POST `body` as JSON to) the dashboard's `path`; the JSON answer. `dashboard` is the URL
+    the banner prints (…/?token=…): the token goes in the X-Liveline-Dashboard-Token header."""
+    base, _, token = dashboard.partition("?token=")
+    request = urllib.request.Request(base.rstrip("/") + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"content-type": "application/json", "x-liveline-dashboard-token": token},
+                                     method="GET" if body is None else "POST")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())

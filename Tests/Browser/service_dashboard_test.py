@@ -52,10 +52,12 @@ def field(banner, prefix, what):
     fail(f"the banner has no {what}:\n" + "\n".join(banner))
 
 
-def call(url, method="GET", body=None, key=None):
+def call(url, method="GET", body=None, key=None, dashboard_token=None):
     headers = {"content-type": "application/json"}
     if key:
         headers["authorization"] = "Bearer " + key
+    if dashboard_token:
+        headers["x-liveline-dashboard-token"] = dashboard_token
     request = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(), headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -127,7 +129,8 @@ def main():
         wait(lambda d: sent("start"), "the start's delivery to be sent")
 
         # The device's activity token, registered through the API, shows as a prefix.
-        activities = call(simulator_dashboard.rstrip("/") + "/simulator/v1/activities")
+        simulator_base, _, simulator_token = simulator_dashboard.partition("?token=")
+        activities = call(simulator_base.rstrip("/") + "/simulator/v1/activities", dashboard_token=simulator_token)
         token = activities[0]["pushToken"] if activities and activities[0].get("pushToken") else fail(f"no activity on the simulator: {activities}")
         api("PUT", "/v1/activities/flight-1/tokens/phone-1", {"token": token, "attributesType": "FlightAttributes"})
         wait(lambda d: d.find_elements(By.CSS_SELECTOR, "section[data-activity='flight-1'] tr.update-token[data-device='phone-1']"), "the update token's row")

@@ -47,7 +47,9 @@ struct ServeCommandTests {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", dir.appendingPathComponent("idle.db").path,
-                                                               "--webhook-url", "http://127.0.0.1:9/hook"], keepStandardError: true)
+                                                               "--webhook-url", "http://127.0.0.1:9/hook"],
+                                             environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_WEBHOOK_SECRET": "idle-test-webhook-secret"]) { $1 },
+                                             keepStandardError: true)
         _ = try await serve.output(containing: "Ready.", within: .seconds(60))
         func cpuTicks() -> Int {
             let stat = (try? String(contentsOfFile: "/proc/\(serve.processIdentifier)/stat", encoding: .utf8)) ?? ""

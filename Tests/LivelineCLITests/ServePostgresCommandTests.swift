@@ -4,19 +4,26 @@ import Testing
 
 @Suite("liveline serve --database postgres://…", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
 struct ServePostgresCommandTests {
-    @Test("serve on a PostgreSQL URL prints it with the password as ***, and stops cleanly")
+    @Test("serve on a PostgreSQL URL prints it with the password as ***, writes the first admin key to --admin-key-file (0600, never stdout), and stops cleanly")
     func servesOnPostgres() async throws {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
         let password = "cli-pw-5e1d"
-        let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", database.url(password: password)], keepStandardError: true)
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyFile = dir.appendingPathComponent("admin.key").path
+        let serve = try RunningProcess.start(CLI.binary.path, ["serve", "--port", "0", "--database", database.url(password: password), "--admin-key-file", keyFile])
         let out = try await serve.output(containing: "Ready.", within: .seconds(60))
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8)
+        #expect(key.hasPrefix("ll_admin_"))
+        #expect((try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int) == 0o600)
+        #expect(!out.contains("ll_admin_"), "the admin key reached standard output: \(out)")
+        #expect(out.contains("Admin key: written to \(keyFile)"), "\(out)")
         serve.send(SIGTERM)
         let status = try await serve.exitStatus(within: .seconds(30))
         #expect(status == 0, "exit \(status): \(serve.standardOutput)")
         #expect(out.contains("Database: postgresql://liveline:***@/\(database.name)?host="), "\(out)")
         #expect(out.contains("(PostgreSQL)"))
-        #expect(out.contains("Admin key (shown once, keep it): ll_admin_"))
         #expect(!out.contains(password))
     }
 

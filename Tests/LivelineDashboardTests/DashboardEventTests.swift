@@ -9,7 +9,7 @@ import Testing
 struct DashboardEventTests {
     /// `curl -N` on the event stream; its output grows as events arrive.
     private func listen(_ f: DashboardFixture) async throws -> RunningProcess {
-        let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
+        let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", "-H", "\(Dashboard.tokenHeader): \(f.dashboard.token)", f.dashboard.url + "api/events"])
         _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
         return curl
     }
@@ -105,13 +105,13 @@ struct DashboardEventTests {
     @Test("the page, its assets and the inspection routes are served; other hosts are refused")
     func pageAndHosts() async throws {
         try await DashboardFixture.with { f in
-            let page = try await ProcessRunner.run("/usr/bin/curl", ["-s", f.dashboard.url])
+            let page = try await ProcessRunner.run("/usr/bin/curl", ["-s", f.dashboard.accessURL])
             #expect(page.stdoutText.contains("<script src=\"/dashboard.js\"></script>"))
-            let script = try await ProcessRunner.run("/usr/bin/curl", ["-s", f.dashboard.url + "dashboard.js"])
+            let script = try await ProcessRunner.run("/usr/bin/curl", ["-s", "-H", "\(Dashboard.tokenHeader): \(f.dashboard.token)", f.dashboard.url + "dashboard.js"])
             #expect(script.stdoutText.contains("new EventSource(\"/api/events\")"))
             let status = try await f.call("/simulator/v1/status")
             #expect(status.json["devices"] == 1)
-            let rebound = try await ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: evil.example", f.dashboard.url])
+            let rebound = try await ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: evil.example", f.dashboard.accessURL])
             #expect(rebound.stdoutText == "421")
         }
     }

@@ -45,7 +45,7 @@ struct DashboardFixture: Sendable {
 
     /// `POST path` with a JSON body (or `GET` when `body` is nil).
     func call(_ path: String, _ body: String? = nil, contentType: String = "application/json") async throws -> Reply {
-        var arguments: [String] = ["-s", "--max-time", "60", "-w", "\n%{http_code}", String(dashboard.url.dropLast()) + path]
+        var arguments: [String] = ["-s", "--max-time", "60", "-w", "\n%{http_code}", "-H", "\(Dashboard.tokenHeader): \(dashboard.token)", String(dashboard.url.dropLast()) + path]
         if let body { arguments += ["-X", "POST", "-H", "content-type: \(contentType)", "--data-binary", body] }
         let output = try await ProcessRunner.run("/usr/bin/curl", arguments)
         let text = output.stdoutText

@@ -76,7 +76,7 @@ struct ServiceDashboardFixture: Sendable {
 
     /// A request to the dashboard (`extra`: more curl arguments).
     func page(_ path: String, _ extra: [String] = []) async throws -> Reply {
-        try await Self.curl(String(dashboard.url.dropLast()) + path, extra, body: nil)
+        try await Self.curl(String(dashboard.url.dropLast()) + path, ["-H", "\(ServiceDashboard.tokenHeader): \(dashboard.token)"] + extra, body: nil)
     }
 
     private static func curl(_ url: String, _ extra: [String], body: JSONValue?) async throws -> Reply {

@@ -56,7 +56,7 @@ struct ServiceDashboardTests {
             try await f.register(device: "phone-1", token: String(repeating: "cd", count: 32), activityID: "flight-2")
             let later = try ServiceDashboard.start(service: f.server.service)
             defer { Task { await later.stop() } }
-            let output = try await ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "60", later.url + "api/activities"])
+            let output = try await ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "60", "-H", "\(ServiceDashboard.tokenHeader): \(later.token)", later.url + "api/activities"])
             let listed = (try JSONValue.parse(output.stdoutText))["activities"]?.arrayValue?.compactMap { $0["activityID"]?.stringValue }
             #expect(Set(listed ?? []) == ["flight-1", "flight-2"], "\(output.stdoutText)")
             await later.stop()
@@ -82,7 +82,7 @@ struct ServiceDashboardTests {
     @Test("the event stream sends the activity when its token is registered, then again with the update's delivery sent")
     func eventStream() async throws {
         try await ServiceDashboardFixture.with { f in
-            let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
+            let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", "-H", "\(ServiceDashboard.tokenHeader): \(f.dashboard.token)", f.dashboard.url + "api/events"])
             defer { curl.send(SIGTERM) }
             _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
             let flight = try f.startFlight()
@@ -105,7 +105,7 @@ struct ServiceDashboardTests {
     func retrying() async throws {
         // The retry waits 2.4 s at least: time for the page's refresh that shows the retrying row on a loaded machine.
         try await ServiceDashboardFixture.with(retryBase: .seconds(3)) { f in
-            let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", f.dashboard.url + "api/events"])
+            let curl = try RunningProcess.start("/usr/bin/curl", ["-sN", "-H", "accept: text/event-stream", "-H", "\(ServiceDashboard.tokenHeader): \(f.dashboard.token)", f.dashboard.url + "api/events"])
             defer { curl.send(SIGTERM) }
             _ = try await curl.output(containing: "retry: 1000", within: .seconds(60))
             let token = try #require(try f.startFlight().pushToken)

@@ -19,7 +19,7 @@ struct ServiceCrashTests {
         let binary = BuiltProduct.path("liveline")
         let environment = ProcessInfo.processInfo.environment.merging([
             "LIVELINE_MAX_IN_FLIGHT": String(window), "LIVELINE_DATABASE": f.configuration.database,
-            "LIVELINE_APNS_HOST": f.configuration.apnsHost!, "LIVELINE_CA_FILE": f.configuration.caFile!, "LIVELINE_PORT": "0",
+            "LIVELINE_APNS_HOST": f.configuration.apnsHost!, "LIVELINE_CA_FILE": f.configuration.caFile!, "LIVELINE_PORT": "0", "LIVELINE_KEK": f.configuration.kek ?? "",
         ]) { _, new in new }
         // Each push waits 5 ms at the simulator, so the fan-out takes long enough to be interrupted.
         f.simulator.inject(FaultRule(.latency(0.005)))

@@ -6,6 +6,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineService
 import LivelineSimulator
+import LivelineTesting
 
 /// A JSON answer from the service.
 struct Reply: Sendable {
@@ -80,13 +81,15 @@ final class ServiceFixture: @unchecked Sendable {
         // Tests register hundreds of phones at loopback speed; the rate-limit test sets its own.
         config.rateLimit = 1_000_000
         config.rateBurst = 1_000_000
+        // The apps' .p8 keys are stored encrypted in every test, under a key made for the run.
+        config.kek = SecretBox.generateKeyText()
         configure(&config)
         configuration = config
         server = try ServiceServer.start(config) { _ in }
         let adminKey = server.firstAdminKey!
-        admin = APIClient(baseURL: server.url, key: adminKey)
+        admin = APIClient(baseURL: server.adminURL ?? server.url, key: adminKey)
         _ = try await admin.call("POST", "/v1/apps", json: ["bundleID": .string(Self.bundle), "teamID": .string(teamID), "keyID": .string(keyID), "key": .string(keyPEM), "environment": "sandbox"])
-        let made = try await admin.call("POST", "/v1/keys", json: ["scope": "app"])
+        let made = try await admin.call("POST", "/v1/keys", json: ["scope": "app", "bundleID": .string(Self.bundle)])
         app = APIClient(baseURL: server.url, key: made.json["key"]?.stringValue)
     }
 
@@ -137,9 +140,12 @@ final class ServiceFixture: @unchecked Sendable {
     func startAndRegister(_ activityID: String, phones: [String]) async throws {
         let r = try await admin.call("POST", "/v1/activities/\(activityID)/start", json: startBody(devices: phones))
         precondition(r.status == 202, "start: \(r.json)")
-        _ = try await settled(activityID)
+        let settled = try await settled(activityID)
         for phone in phones {
-            let token = deviceActivity(activityID, on: phone)!.pushToken!
+            // A failed test, not a crash of every suite, when the start did not reach the phone in time.
+            guard let token = deviceActivity(activityID, on: phone)?.pushToken else {
+                throw TestingError("the start of \(activityID) did not reach \(phone) within the settle wait: \(settled.json)")
+            }
             let t = try await admin.call("PUT", "/v1/activities/\(activityID)/tokens/\(phone)", json: ["token": .string(token)])
             precondition(t.status == 201, "token: \(t.json)")
         }

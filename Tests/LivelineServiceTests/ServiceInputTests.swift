@@ -42,7 +42,7 @@ struct ServiceInputTests {
         }
         // A wrong key with the right form is unknown, not malformed.
         let wrong = try await f.admin.call("GET", "/v1/apps", key: .some(nil), headers: ["Authorization": "Bearer \(key)x"])
-        #expect(wrong.status == 401 && wrong.errorMessage.contains("unknown API key"))
+        #expect(wrong.status == 401 && wrong.errorMessage.contains("unknown, revoked or expired API key"))
     }
 
     /// Each bad request, the status and code it gets, and a word its message must contain.
