@@ -21,14 +21,14 @@ struct ServiceKeyPostgresTests {
         do {
             let onB = APIClient(baseURL: b.url, key: f.app.key)
             let device: JSONValue = ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]
-            #expect(try await onB.call("PUT", "/v1/devices/phone-1", json: device).status == 201)  // B caches the key
+            #expect(try await onB.call("POST", "/v1/installations", json: device).status == 201)  // B caches the key
             let id = try #require(try await f.admin.call("GET", "/v1/keys").json["keys"]?.arrayValue?.first { $0["scope"] == "app" }?["id"]?.stringValue)
             #expect(try await f.admin.call("DELETE", "/v1/keys/\(id)").status == 200)
             // The notification is delivered at A's commit; B's listener clears its cache when it reads it.
             let deadline = ContinuousClock.now + .seconds(2)
             var status = 200
             while ContinuousClock.now < deadline {
-                status = try await onB.call("PUT", "/v1/devices/phone-1", json: device).status
+                status = try await onB.call("POST", "/v1/installations", json: device).status
                 if status == 401 { break }
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -43,12 +43,12 @@ struct ServiceKeyTests {
         #expect(unbound.status == 400)
         #expect(unbound.json["error"]?["field"] == "bundleID", "\(unbound.json)")
         // The other app's key on the fixture's bundle: refused, nothing stored.
-        let cross = try await otherKey.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
+        let cross = try await otherKey.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
         #expect(cross.status == 403, "\(cross.json)")
         #expect(try await f.admin.call("GET", "/v1/devices/phone-1").status == 404)
-        let own = try await otherKey.call("PUT", "/v1/devices/phone-9", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"])
+        let own = try await otherKey.call("POST", "/v1/installations", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"])
         #expect(own.status == 201, "\(own.json)")
-        #expect(try await f.app.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
+        #expect(try await f.app.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
     }
 
     @Test("an admin key scoped to one app acts on that app only: other apps' devices, activities and channels look unknown")
@@ -124,11 +124,11 @@ struct ServiceKeyTests {
         let made = try await f.admin.call("POST", "/v1/keys", json: ["scope": "app", "bundleID": .string(ServiceFixture.bundle)])
         let key = APIClient(baseURL: f.server.url, key: made.json["key"]?.stringValue)
         let device: JSONValue = ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]
-        #expect(try await key.call("PUT", "/v1/devices/phone-1", json: device).status == 201)  // cached now
+        #expect(try await key.call("POST", "/v1/installations", json: device).status == 201)  // cached now
         let revoked = try await f.admin.call("DELETE", "/v1/keys/\(made.json["id"]?.stringValue ?? "")")
         #expect(revoked.status == 200, "\(revoked.json)")
         #expect(revoked.json["state"] == "revoked")
-        let refused = try await key.call("PUT", "/v1/devices/phone-1", json: device)
+        let refused = try await key.call("POST", "/v1/installations", json: device)
         #expect(refused.status == 401, "\(refused.json)")
         #expect(try await f.admin.call("DELETE", "/v1/keys/key_000000000000").status == 404)
         // The only admin key of every app cannot be revoked (nobody could make keys again).
@@ -142,17 +142,17 @@ struct ServiceKeyTests {
         #expect(graceful.status == 201, "\(graceful.json)")
         #expect(graceful.json["bundleID"]?.stringValue == ServiceFixture.bundle)
         let successor = APIClient(baseURL: f.server.url, key: graceful.json["key"]?.stringValue)
-        #expect(try await successor.call("PUT", "/v1/devices/phone-2", json: device).status == 201)
-        #expect(try await f.app.call("PUT", "/v1/devices/phone-3", json: device).status == 201)  // the old one, within its grace
+        #expect(try await successor.call("POST", "/v1/installations", json: device).status == 201)
+        #expect(try await f.app.call("POST", "/v1/installations", json: device).status == 201)  // the old one, within its grace
         let validUntil = try #require(graceful.json["previous"]?["validUntil"]?.stringValue.flatMap(Self.date))
         #expect(abs(validUntil.timeIntervalSinceNow - 600) < 30)
 
         let successorID = try #require(graceful.json["id"]?.stringValue)
         let abrupt = try await f.admin.call("POST", "/v1/keys/\(successorID)/rotate", json: ["graceSeconds": 0])
         #expect(abrupt.status == 201)
-        #expect(try await successor.call("PUT", "/v1/devices/phone-4", json: device).status == 401)
+        #expect(try await successor.call("POST", "/v1/installations", json: device).status == 401)
         let third = APIClient(baseURL: f.server.url, key: abrupt.json["key"]?.stringValue)
-        #expect(try await third.call("PUT", "/v1/devices/phone-4", json: device).status == 201)
+        #expect(try await third.call("POST", "/v1/installations", json: device).status == 201)
     }
 
     @Test("a key made with expiresAt works until then and is refused after, cached or not; a past expiresAt is a 400")
@@ -191,7 +191,7 @@ struct ServiceKeyTests {
         try f.server.store.write { try $0.insertKey(legacy.record) }
         let old = APIClient(baseURL: f.server.url, key: legacy.secret)
         _ = try await Self.otherApp(f)
-        #expect(try await old.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 201)
+        #expect(try await old.call("POST", "/v1/installations", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 201)
         let listed = try await f.admin.call("GET", "/v1/keys")
         #expect(listed.json["keys"]?.arrayValue?.first { $0["id"]?.stringValue == legacy.record.id }?["bundleID"] == nil)
         let ambiguous = try await f.admin.call("POST", "/v1/keys/\(legacy.record.id)/rotate", json: [:])
@@ -200,9 +200,9 @@ struct ServiceKeyTests {
         #expect(rotated.status == 201, "\(rotated.json)")
         #expect(rotated.json["bundleID"]?.stringValue == ServiceFixture.bundle)
         let successor = APIClient(baseURL: f.server.url, key: rotated.json["key"]?.stringValue)
-        #expect(try await successor.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 403)
-        #expect(try await successor.call("PUT", "/v1/devices/phone-2", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
-        #expect(try await old.call("PUT", "/v1/devices/phone-3", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 401)
+        #expect(try await successor.call("POST", "/v1/installations", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 403)
+        #expect(try await successor.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
+        #expect(try await old.call("POST", "/v1/installations", json: ["bundleID": .string(Self.other), "iosVersion": "18.2"]).status == 401)
     }
 
     @Test("with adminListen the admin routes answer only on the admin listener, the app routes only on the public one")
@@ -216,12 +216,13 @@ struct ServiceKeyTests {
         #expect(try await adminOnPublic.call("POST", "/v1/keys", json: ["scope": "admin"]).status == 404)
         #expect(try await f.admin.call("GET", "/v1/apps").status == 200)
         let appOnAdmin = APIClient(baseURL: adminURL, key: f.app.key)
-        // PUT is not served there (GET of the same path is an admin route: 405 names it).
-        let put = try await appOnAdmin.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
-        #expect(put.status == 405, "\(put.json)")
+        // The app key's one route is not served there at all; an installation route whose path also
+        // has an admin method (GET /v1/devices/{id}) answers 405, naming it.
+        let made = try await appOnAdmin.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"])
+        #expect(made.status == 404, "\(made.json)")
         #expect(try await appOnAdmin.call("DELETE", "/v1/devices/phone-1").status == 405)
         #expect(try await f.admin.call("GET", "/v1/devices/phone-1").status == 404)  // nothing was registered
-        #expect(try await f.app.call("PUT", "/v1/devices/phone-1", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
+        #expect(try await f.app.call("POST", "/v1/installations", json: ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]).status == 201)
         #expect(try await APIClient(baseURL: adminURL).call("GET", "/healthz").status == 200)
         #expect(try await APIClient(baseURL: f.server.url).call("GET", "/healthz").status == 200)
     }

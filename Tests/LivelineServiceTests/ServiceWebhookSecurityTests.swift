@@ -68,7 +68,7 @@ struct ServiceWebhookSecurityTests {
         defer { Task { await f.stop(); await server.stop() } }
         try await f.register("phone-1")
         try await f.startAndRegister("flight-wh", phones: ["phone-1"])
-        let tap = try await f.app.call("POST", "/v1/activities/flight-wh/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-rot"])
+        let tap = try await f.admin.call("POST", "/v1/activities/flight-wh/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-rot"])
         #expect(tap.status == 201, "\(tap.json)")
         let delivered = try await Self.waitForWebhook(f, "flight-wh") { $0["webhook"] == "delivered" }
         #expect(delivered)
@@ -92,7 +92,7 @@ struct ServiceWebhookSecurityTests {
         defer { Task { await f.stop(); await redirectServer.stop(); await targetServer.stop() } }
         try await f.register("phone-1")
         try await f.startAndRegister("flight-rd", phones: ["phone-1"])
-        #expect(try await f.app.call("POST", "/v1/activities/flight-rd/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-rd"]).status == 201)
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-rd/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-rd"]).status == 201)
         let failed = try await Self.waitForWebhook(f, "flight-rd") { $0["lastError"]?.stringValue?.contains("redirect") == true }
         #expect(failed, "the attempt was not recorded as a refused redirect")
         #expect(redirecting.count >= 1)
@@ -126,7 +126,7 @@ struct ServiceWebhookSecurityTests {
             let f = try await ServiceFixture { $0.webhookURL = "https://\(name):9/hook"; $0.webhookSecret = "whsec-private-0123456789"; $0.webhookAllowPrivate = allowed }
             try await f.register("phone-1")
             try await f.startAndRegister("flight-pn", phones: ["phone-1"])
-            #expect(try await f.app.call("POST", "/v1/activities/flight-pn/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-pn"]).status == 201)
+            #expect(try await f.admin.call("POST", "/v1/activities/flight-pn/interactions", json: ["action": "share", "deviceID": "phone-1"], headers: ["Idempotency-Key": "tap-pn"]).status == 201)
             var lastError = ""
             _ = try await Self.waitForWebhook(f, "flight-pn") { i in
                 lastError = i["lastError"]?.stringValue ?? ""
