@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Type-checks every file that only builds for iOS (LivelineKit's ActivityKit adapter, the
+# Type-checks every file that only builds for iOS (LivelineKit's ActivityKit adapter and Keychain store, the
 # flight-tracker app, widget and intents, the React Native native module) against
 # Tests/AppleSDKSurface: modules named ActivityKit, WidgetKit, SwiftUI, AppIntents, React and Security that
 # declare what these files call with Apple's (and React Native's) documented signatures,
