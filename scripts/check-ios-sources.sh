@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Type-checks every file that only builds for iOS (LivelineKit's ActivityKit adapter, the
+# Type-checks every file that only builds for iOS (LivelineKit's ActivityKit adapter and Keychain store, the
 # flight-tracker app, widget and intents, the React Native native module) against
-# Tests/AppleSDKSurface: modules named ActivityKit, WidgetKit, SwiftUI, AppIntents and React that
+# Tests/AppleSDKSurface: modules named ActivityKit, WidgetKit, SwiftUI, AppIntents, React and Security that
 # declare what these files call with Apple's (and React Native's) documented signatures,
 # availability and Sendable conformances. Swift 6 language mode, warnings are errors.
 #
@@ -80,7 +80,7 @@ typecheck() {
 }
 surface=Tests/AppleSDKSurface
 out=$work/ios$APP_TARGET
-for m in ActivityKit SwiftUI WidgetKit AppIntents React; do surface_module $m "$APP_TARGET" "$out" $surface/$m/*.swift; done
+for m in ActivityKit SwiftUI WidgetKit AppIntents React Security; do surface_module $m "$APP_TARGET" "$out" $surface/$m/*.swift; done
 module LivelineCore "$APP_TARGET" "$out" Sources/LivelineCore/*.swift
 
 # LivelineKit's deployment target is $KIT_TARGET, and the adapter needs 17.2: every declaration of

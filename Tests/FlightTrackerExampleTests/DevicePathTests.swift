@@ -60,16 +60,34 @@ struct DevicePathTests {
             "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID),
             "key": .string(pem), "environment": "sandbox"]).status == 201)
         let appKey = try #require(try await BackendEndToEndTests.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]?.stringValue)
-        let client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey)
-
-        // The versions apps really send: UIDevice's, ProcessInfo's numbers, and its prose string.
-        for (n, version) in ["17.4.1", "18.2.0", "Version 18.2 (Build 22C152)"].enumerated() {
-            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/other-\(n)", key: appKey,
-                                                        json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
-            #expect(r.status == 201, "\(version): \(r.json)")
+        // Ana's backend signs her user token (docs/security.md); the phone keeps its installation
+        // credential in one store, so a relaunch of the app (below, with another mapping) is the same installation.
+        let tokenSecret = try #require(try await BackendEndToEndTests.call(server.url, "PUT", "/v1/apps/\(Self.bundle)/token-secret", key: admin, json: [:]).json["secret"]?.stringValue)
+        let store = FileSecretStore(url: URL(fileURLWithPath: directory + "/liveline-installation.json"))
+        var client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey, secretStore: store)
+        client.userTokenProvider = { installationID, userID in
+            BackendTokens.userToken(userID: userID, installationID: installationID, bundleID: Self.bundle, secret: tokenSecret)
         }
+
+        // The versions apps really send: UIDevice's, ProcessInfo's numbers, and its prose string;
+        // the app sends one when it creates its installation (app key) and when it registers (its credential).
+        var installations: [String: String] = [:]  // installation id: secret
+        for version in ["17.4.1", "18.2.0", "Version 18.2 (Build 22C152)"] {
+            let made = try await BackendEndToEndTests.call(server.url, "POST", "/v1/installations", key: appKey,
+                                                           json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
+            #expect(made.status == 201, "\(version): \(made.json)")
+            let id = try #require(made.json["installationID"]?.stringValue), secret = try #require(made.json["secret"]?.stringValue)
+            installations[id] = secret
+            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/\(id)", key: secret,
+                                                        json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
+            #expect(r.status == 200 || r.status == 201, "\(version): \(r.json)")
+        }
+        let (someID, someSecret) = try #require(installations.first)
         for bad in ["Version eighteen", "18.2 (Build 22C152", "18..2", "iOS"] {
-            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/bad", key: appKey,
+            let made = try await BackendEndToEndTests.call(server.url, "POST", "/v1/installations", key: appKey,
+                                                           json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
+            #expect(made.status == 400 && made.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(made.json)")
+            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/\(someID)", key: someSecret,
                                                         json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
             #expect(r.status == 400 && r.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(r.json)")
         }
@@ -98,7 +116,8 @@ struct DevicePathTests {
 
         let looked = await relying.look(simulator)
         #expect(!looked.sent.contains { $0.hasPrefix("token of") }, "no logical id, no token: \(looked.sent)")
-        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: "phone-1") }?.token }
+        let installationID = try #require(client.installationID, "the app created its installation")
+        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installationID) }?.token }
         #expect(try serverToken() == nil)
         await relying.stop()
 

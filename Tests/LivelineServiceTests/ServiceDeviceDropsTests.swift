@@ -9,12 +9,22 @@ import Testing
 struct ServiceDeviceDropsTests {
     static let token = String(repeating: "ab", count: 32)
 
+    /// The app's side: an installation made with the app key, and its update-token registration
+    /// for `activityID` under a grant the backend signed (docs/security.md).
+    static func registerToken(_ f: ServiceFixture, _ i: TrustAttackTests.Installation, secret: String, activityID: String, attributesType: String? = nil) async throws -> Reply {
+        var body: JSONObject = ["token": .string(Self.token),
+                                "grant": .string(BackendTokens.activityGrant(activityID: activityID, installationID: i.id, bundleID: ServiceFixture.bundle, secret: secret))]
+        if let attributesType { body["attributesType"] = .string(attributesType) }
+        return try await i.client.call("PUT", "/v1/activities/\(activityID)/tokens/\(i.id)", json: .object(body))
+    }
+
     @Test("a typed update to an activity registered without a type is 422 unknown-attributes-type, and nothing is queued")
     func unknownType() async throws {
         let f = try await ServiceFixture()
         defer { Task { await f.stop() } }
-        try await f.register("phone-1")
-        #expect(try await f.app.call("PUT", "/v1/activities/untyped-1/tokens/phone-1", json: ["token": .string(Self.token)]).status == 201)
+        let secret = try await TrustAttackTests.tokenSecret(f)
+        let phone = try await TrustAttackTests.install(f)
+        #expect(try await Self.registerToken(f, phone, secret: secret, activityID: "untyped-1").status == 201)
         let r = try await f.admin.call("POST", "/v1/activities/untyped-1/update", json: ["contentState": ["status": "boarding"]])
         #expect(r.status == 422, "\(r.json)")
         #expect(r.json["error"]?["code"]?.stringValue == "unknown-attributes-type", "\(r.json)")
@@ -22,7 +32,7 @@ struct ServiceDeviceDropsTests {
         let activity = try await f.admin.call("GET", "/v1/activities/untyped-1")
         #expect(activity.json["deliveries"]?.arrayValue?.isEmpty ?? true, "\(activity.json)")
         // Registered with its type, the same activity takes typed updates.
-        #expect(try await f.app.call("PUT", "/v1/activities/typed-1/tokens/phone-1", json: ["token": .string(Self.token), "attributesType": "FlightAttributes"]).status == 201)
+        #expect(try await Self.registerToken(f, phone, secret: secret, activityID: "typed-1", attributesType: "FlightAttributes").status == 201)
         let typed = try await f.admin.call("POST", "/v1/activities/typed-1/update", json: ["contentState": ServiceFixture.state()])
         #expect(typed.status == 202, "\(typed.json)")
     }
@@ -31,8 +41,9 @@ struct ServiceDeviceDropsTests {
     func undecodableUI() async throws {
         let f = try await ServiceFixture()
         defer { Task { await f.stop() } }
-        try await f.register("phone-1")
-        #expect(try await f.app.call("PUT", "/v1/activities/match-1/tokens/phone-1", json: ["token": .string(Self.token), "attributesType": "VoltraAttributes"]).status == 201)
+        let secret = try await TrustAttackTests.tokenSecret(f)
+        let phone = try await TrustAttackTests.install(f)
+        #expect(try await Self.registerToken(f, phone, secret: secret, activityID: "match-1", attributesType: "VoltraAttributes").status == 201)
         for bad in ["not base64!", "aGVsbG8="] {  // the second is base64 of "hello", not brotli
             let r = try await f.admin.call("POST", "/v1/activities/match-1/update", json: ["contentState": ["uiJsonData": .string(bad)]])
             #expect(r.status == 422, "\(bad): \(r.json)")
@@ -49,15 +60,16 @@ struct ServiceDeviceDropsTests {
     func voltraName() async throws {
         let f = try await ServiceFixture()
         defer { Task { await f.stop() } }
-        try await f.register("phone-1")
+        // The simulator's phone-1 runs the app: its installation registers the phone's push-to-start token.
+        let phone = try await TrustAttackTests.install(f)
         let token = try #require(f.simulator.app(ServiceFixture.bundle, on: "phone-1")?.pushToStartTokens["VoltraAttributes"])
-        #expect(try await f.app.call("PUT", "/v1/devices/phone-1/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
+        #expect(try await phone.client.call("PUT", "/v1/devices/\(phone.id)/push-to-start/VoltraAttributes", json: ["token": .string(token)]).status == 201)
         let layout = try JSONValue.parse(Array(#"{"lockScreen": {"type": "Text", "children": "Hello"}}"#.utf8))
         let state = try VoltraPayload.contentState(layoutJSON: layout.serialized(), mode: .fanOut)
         func start(_ id: String) async throws -> Reply {
             try await f.admin.call("POST", "/v1/activities/\(id)/start", json: [
                 "attributesType": "VoltraAttributes", "attributes": ["name": "some-name", "deepLinkUrl": "app://some-deep-link-url"],
-                "contentState": .object(state), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": ["phone-1"]]])
+                "contentState": .object(state), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": [.string(phone.id)]]])
         }
         let mismatch = try await start("ride-7")
         #expect(mismatch.status == 400, "\(mismatch.json)")

@@ -3,6 +3,9 @@
 #if canImport(ActivityKit) && os(iOS)
 import ActivityKit
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LivelineCore
 import LivelineKit
 import React
@@ -20,8 +23,12 @@ import React
 ///   `onPushTokenUpdate` (with `startedByPush: true`) for the update token of an activity the server
 ///   started.
 ///
-/// Settings, in the app's Info.plist: `LivelineURL`, `LivelineAppKey` (an app key: all the app holds),
-/// optionally `LivelineAppGroup` (where LivelineKit keeps its queue; Application Support otherwise).
+/// Settings, in the app's Info.plist: `LivelineURL`, `LivelineAppKey` (an app key: all the app holds;
+/// LivelineKit uses it once, to create this install's installation, whose credential it keeps in the
+/// Keychain), optionally `LivelineAppGroup` (where LivelineKit keeps its queue; Application Support
+/// otherwise) and `LivelineGrantURL` (the app's backend route that signs an activity grant for an
+/// activity the app started itself: `POST {installationID, activityID}` answering `{grant}`; without
+/// it only activities the server push-started get their update tokens registered).
 ///
 /// Concurrency: React Native calls the methods on `methodQueue`, the main queue here, so they are
 /// main-actor isolated. `Activity` is not Sendable: it is looked up by id where it is used.
@@ -189,7 +196,15 @@ final class LiveActivityModule: RCTEventEmitter {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let installID = installationID(in: directory)
         let device = DeviceRegistration(deviceID: installID, bundleID: info.bundleIdentifier ?? "", iosVersion: LivelineDevice.systemVersion)
-        guard let uploader = try? TokenUploader(directory: directory, client: LivelineAppClient(baseURL: url, appKey: appKey), deviceID: installID) else { return nil }
+        // The installation credential lives in the Keychain; the app key only creates the installation.
+        var client = LivelineAppClient(baseURL: url, appKey: appKey, secretStore: KeychainSecretStore(account: url.absoluteString))
+        if let grantURL = (info.object(forInfoDictionaryKey: "LivelineGrantURL") as? String).flatMap(URL.init(string:)) {
+            // An activity the app started is the installation's only once the backend grants it.
+            client.activityGrantProvider = { installationID, activityID in
+                await Self.grant(from: grantURL, installationID: installationID, activityID: activityID)
+            }
+        }
+        guard let uploader = try? TokenUploader(directory: directory, client: client, deviceID: installID) else { return nil }
         var configuration = LiveActivityCoordinator.Configuration(device: device)
         // The guide's type has no livelineActivityID: an activity's logical id is then its device id,
         // which is the guide's activityId, the id its backend sends updates to.
@@ -198,6 +213,20 @@ final class LiveActivityModule: RCTEventEmitter {
                                             authorization: ActivityKitAuthorization(), configuration: configuration, directory: directory)
     }
 
+    /// The app's backend's grant for `activityID` (an HS256 token it signs with the app's token
+    /// secret, docs/security.md), or nil when it refuses or does not answer.
+    private static func grant(from url: URL, installationID: String, activityID: String) async -> String? {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try? JSONSerialization.data(withJSONObject: ["installationID": installationID, "activityID": activityID])
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+              (response as? HTTPURLResponse)?.statusCode == 200,
+              let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return body["grant"] as? String
+    }
+
+    /// The local name of this install's queue (the service's device id is the installation's).
     private static func installationID(in directory: URL) -> String {
         let file = directory.appendingPathComponent("install-id")
         if let id = try? String(contentsOf: file, encoding: .utf8), !id.isEmpty { return id }

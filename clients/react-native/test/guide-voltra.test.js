@@ -17,8 +17,12 @@ async function render(layout) { return (await run(['ui', 'encode', '-'], JSON.st
 
 test("Voltra's events and the page's payloads: push-to-start, update token, update, a tap, the end", async () => {
   const deviceID = `voltra-install-${randomUUID().slice(0, 8)}`;
-  const client = createLivelineClient({ baseURL: world.url, appKey: world.appKey, deviceID, storage: memoryStorage() });
+  const client = createLivelineClient({ baseURL: world.url, appKey: world.appKey, deviceID, storage: memoryStorage(), secureStorage: memoryStorage() });
   await client.registerDevice({ bundleID: 'com.example.flights', iosVersion: '18.2' });
+  await client.drain();
+  // The service's device id is the installation the client created with the app key.
+  const installationID = await client.installationID();
+  assert.match(installationID ?? '', /^inst_/, 'the client created its installation');
   const listeners = new Map();
   const addVoltraListener = (event, callback) => { listeners.set(event, callback); return { remove: () => listeners.delete(event) }; };
   const emit = (event, payload) => listeners.get(event)({ type: event, ...payload });
@@ -34,7 +38,7 @@ test("Voltra's events and the page's payloads: push-to-start, update token, upda
   const hello = await render({ lockScreen: { type: 'VStack', children: { type: 'Text', children: 'Hello' } } });
   const start = (uiJsonData) => world.service('POST', '/v1/activities/some-name/start', {
     attributesType: 'VoltraAttributes', attributes: { name: 'some-name', deepLinkUrl: 'app://some-deep-link-url' },
-    contentState: { uiJsonData }, alert: { title: 'Driver arrived', body: 'Ready for pickup' }, audience: { deviceIDs: [deviceID] },
+    contentState: { uiJsonData }, alert: { title: 'Driver arrived', body: 'Ready for pickup' }, audience: { deviceIDs: [installationID] },
   });
   // The page's literal example carries uiJsonData as JSON text, which the extension cannot decode: refused.
   const literal = await start('{"lockScreen":{"type":"VStack","children":{"type":"Text","children":"Hello","props":{}},"props":{}}}');
@@ -52,7 +56,7 @@ test("Voltra's events and the page's payloads: push-to-start, update token, upda
   await emit('activityTokenReceived', { activityName: 'some-name', pushToken: activity.pushToken, timestamp: 1764145755, type: 'update' });
   await client.drain();
   const tokens = (await world.service('GET', '/v1/activities/some-name')).json.tokens;
-  assert.deepEqual(tokens.map((t) => [t.deviceID, t.token]), [[deviceID, `${activity.pushToken.slice(0, 8)}…`]]);
+  assert.deepEqual(tokens.map((t) => [t.deviceID, t.token]), [[installationID, `${activity.pushToken.slice(0, 8)}…`]]);
 
   // The page's update: content-state.uiJsonData.
   const arrived = await render({ lockScreen: { type: 'Text', children: 'Driver arrived' } });

@@ -12,8 +12,11 @@
 // `startFlightActivity` asks the simulated iPhone to start the activity (as Activity.request does),
 // registers its update token with Liveline through this package's client (as the module's
 // LivelineKit coordinator does), then emits `onPushTokenUpdate` {activityId, pushToken};
-// `endFlightActivity` ends it on the phone and deletes the token. The guide's backend route
-// `/flight-update` is the one line docs/from-the-guide.md gives it: POST /v1/activities/{id}/update.
+// `endFlightActivity` ends it on the phone and deletes the token. The client creates the phone's
+// installation with the app key; an activity the app started is the installation's once the app's
+// backend grants it (the module's `LivelineGrantURL`, emulated by `activityGrantProvider` signing as
+// the backend would). The guide's backend route `/flight-update` is the one line
+// docs/from-the-guide.md gives it: POST /v1/activities/{id}/update.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLivelineClient, memoryStorage } from '../index.js';
 import { bundle, referenceDate, repo, schemaFile, startWorld, within } from './liveline-world.js';
+import { signGrant } from './service.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const type = 'FlightActivityAttributes';
@@ -89,8 +93,17 @@ test('the copies of the guide are the guide, verbatim', (t) => {
 test("the guide's App and FlightActivityService start, update and end a flight through Liveline on a simulated iPhone", async () => {
   // The app side: this package's client, as LiveActivityModule's LivelineKit coordinator registers.
   const deviceID = `phone-install-${randomUUID().slice(0, 8)}`;
-  const client = createLivelineClient({ baseURL: world.url, appKey: world.appKey, deviceID, storage: memoryStorage() });
+  // The backend's grant route (docs/from-the-guide.md): it signs a grant for the installation's activity.
+  const grants = [];
+  const activityGrantProvider = (installationID, activityID) => {
+    grants.push(activityID);
+    return signGrant(world.tokenSecret, { activityID, deviceID: installationID, aud: bundle });
+  };
+  const client = createLivelineClient({ baseURL: world.url, appKey: world.appKey, deviceID, storage: memoryStorage(), secureStorage: memoryStorage(), activityGrantProvider });
   await client.registerDevice({ bundleID: bundle, iosVersion: '18.2', userID: 'ana' });
+  await client.drain();
+  const installationID = await client.installationID();
+  assert.match(installationID ?? '', /^inst_/, 'the client created its installation');
 
   // The emulated native module and React Native's parts the guide imports.
   const listeners = new Map();
@@ -161,7 +174,8 @@ test("the guide's App and FlightActivityService start, update and end a flight t
     assert.deepEqual(await within('the App posts the token to /register-push-token', posted), { activityId: id, pushToken: onPhone.pushToken });
     // Liveline has the token, registered by the native layer under the guide's activityId.
     const tokens = (await world.service('GET', `/v1/activities/${encodeURIComponent(id)}`)).json.tokens;
-    assert.deepEqual(tokens.map((t) => [t.deviceID, t.token]), [[deviceID, `${onPhone.pushToken.slice(0, 8)}…`]]);
+    assert.deepEqual(tokens.map((t) => [t.deviceID, t.token]), [[installationID, `${onPhone.pushToken.slice(0, 8)}…`]]);
+    assert.deepEqual(grants, [id], 'the activity the app started was granted by the backend');
 
     // Simulate Gate Change: the App updates the activity; the backend's /flight-update sends it through Liveline.
     await ui.simulateGateChange();

@@ -61,7 +61,7 @@ export function within(what, promise, ms = 10_000) {
 
 /**
  * The simulator (its phone's app registers `activityTypes`), the service (with the example's schema
- * file), the app registered with a generated key, and an app key.
+ * file), the app registered with a generated key, an app key and the app's token secret.
  */
 export async function startWorld(activityTypes) {
   const directory = mkdtempSync(join(tmpdir(), 'liveline-guide-'));
@@ -96,8 +96,12 @@ export async function startWorld(activityTypes) {
   const registered = await call(url, 'POST', '/v1/apps', { bundleID: bundle, teamID: 'TEAM000001', keyID: 'KEY0000001', key: pem, environment: 'sandbox' }, admin);
   assert.equal(registered.status, 201, JSON.stringify(registered.json));
   const appKey = (await call(url, 'POST', '/v1/keys', { scope: 'app' }, admin)).json.key;
+  // The app's token secret: the backend signs user tokens and activity grants with it (docs/security.md).
+  const secret = await call(url, 'PUT', `/v1/apps/${bundle}/token-secret`, {}, admin);
+  assert.equal(secret.status, 200, JSON.stringify(secret.json));
+  const tokenSecret = secret.json.secret;
   return {
-    directory, url, appKey,
+    directory, url, appKey, tokenSecret,
     /** The admin API (the backend's side). */
     service: (method, path, body) => call(url, method, path, body, admin),
     /** The simulated iPhone: the dashboard's control and inspection routes. */
