@@ -160,7 +160,7 @@ struct HTTP2ConnectionTimeoutTests {
         #expect(try await connection.ping() < .seconds(5))
         server.pause()
         async let inFlight = result(connection, HTTP2Request(path: "/stuck"))
-        let reason = await connection.closed()
+        let reason = try await withDeadline("the connection to close") { await connection.closed() }
         #expect(reason?.code == .pingTimeout)
         let failure = await inFlight
         guard case .failure(let error) = failure else {

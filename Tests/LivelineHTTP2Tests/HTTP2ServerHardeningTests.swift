@@ -106,7 +106,7 @@ struct HTTP2ServerHardeningTests {
         }
         let (connection, response) = try await sendFirstRequest(server, pki, HTTP2Request(path: "/"))
         #expect(response.status == 200)
-        let reason = await connection.closed()
+        let reason = try await withDeadline("the connection to close") { await connection.closed() }
         #expect(reason?.code == .goAway)
         #expect(reason?.goAway?.errorCode == 0)
         #expect(reason?.goAway?.lastStreamID == 1)

@@ -274,7 +274,7 @@ struct HTTP2ServerTests {
             #expect(error.goAway?.lastStreamID == 9)
             #expect(error.goAway?.debugText == "{\"reason\":\"Shutdown\"}")
         }
-        let reason = await connection.closed()
+        let reason = try await withDeadline("the connection to close") { await connection.closed() }
         #expect(reason?.code == .goAway)
         #expect(!connection.isUsable)
         await #expect {
@@ -312,7 +312,7 @@ struct HTTP2ServerTests {
             #expect(error?.code == .connectionClosed)
             #expect(error?.isRetryable == false)
         }
-        #expect(await connection.closed()?.code == .connectionClosed)
+        #expect(try await withDeadline("the connection to close") { await connection.closed() }?.code == .connectionClosed)
         await server.stop()
     }
 
@@ -483,7 +483,7 @@ struct HTTP2ServerLimitTests {
         let connection = try await connect(server, pki)
         #expect(try await connection.send(HTTP2Request(path: "/")).status == 200)
         await server.stop()
-        let reason = await connection.closed()
+        let reason = try await withDeadline("the connection to close") { await connection.closed() }
         #expect(reason?.code == .goAway)
         #expect(reason?.goAway?.lastStreamID == 1)
         #expect(!connection.isUsable)

@@ -104,7 +104,7 @@ struct SimulatorServerTests {
         let connection = try await served.connect()
         let response = try await connection.send(served.alert(token: try served.token()))
         #expect(response.status == 503)
-        let error = await connection.closed()
+        let error = try await withDeadline("the connection to close") { await connection.closed() }
         #expect(error?.goAway?.debugText == #"{"reason":"Shutdown"}"#)
         await served.stop()
     }
