@@ -32,6 +32,25 @@ struct AppKeyVault: Sendable {
     }
 
     static func context(_ bundleID: String) -> String { "apps.key_pem:" + bundleID }
+    /// The apps' user-token secrets (HS256) are sealed the same way, under their own context: a
+    /// copy of the database must not let anyone sign user tokens or grants.
+    static func tokenSecretContext(_ bundleID: String) -> String { "user_token_secrets:" + bundleID }
+
+    /// What to store for an app's user-token secret: sealed when there is a KEK.
+    func sealTokenSecret(_ secret: String, bundleID: String) -> String {
+        box.map { $0.seal(Array(secret.utf8), context: Self.tokenSecretContext(bundleID)) } ?? secret
+    }
+
+    /// A stored user-token secret in the clear (a secret stored before there was a KEK is plain).
+    func openTokenSecret(_ stored: String, bundleID: String) throws(ServiceConfiguration.Problem) -> String {
+        guard SecretBox.isSealed(stored) else { return stored }
+        guard let box else {
+            throw .init(message: "the database holds encrypted user-token secrets: give the key-encryption key they were encrypted with (--kek-file FILE, or the LIVELINE_KEK environment variable)")
+        }
+        do { return String(decoding: try box.open(stored, context: Self.tokenSecretContext(bundleID)), as: UTF8.self) } catch {
+            throw .init(message: "\(source) does not open the stored user-token secret of \(bundleID): it is not the key-encryption key it was encrypted with (\(error.message))")
+        }
+    }
 
     /// What to store for a `.p8` key: sealed when there is a KEK.
     func seal(_ pem: String, bundleID: String) -> String {
@@ -55,6 +74,8 @@ struct AppKeyVault: Sendable {
         try store.write { tx in
             var sealed = 0, plain = 0
             for var app in try tx.apps() {
+                // Token secrets must open too (they are sealed when set; rotate to seal an older one).
+                for stored in try tx.userTokenSecrets(bundleID: app.bundleID) { _ = try openTokenSecret(stored, bundleID: app.bundleID) }
                 let pem = try open(app.keyPEM, bundleID: app.bundleID)
                 guard !SecretBox.isSealed(app.keyPEM) else { continue }
                 if box == nil { plain += 1; continue }

@@ -63,7 +63,7 @@ extension Service {
         return try commit(c) { tx in
             // Another app's id, for an admin key of some apps, answers as an unknown one does.
             guard c.mayAct(on: bundleID), try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered: POST /v1/apps first") }
-            try tx.setUserTokenSecret(bundleID: bundleID, secret: secret, now: c.now)
+            try tx.setUserTokenSecret(bundleID: bundleID, secret: vault.sealTokenSecret(secret, bundleID: bundleID), now: c.now)
             var o: JSONObject = ["bundleID": .string(bundleID), "rotated": true,
                                  "note": "sign user tokens and activity grants (HS256 JWTs) with this secret; the previous one stays valid until the next rotation"]
             if given == nil { o["secret"] = .string(secret) }
@@ -92,7 +92,7 @@ extension Service {
     /// Binds `userID` with the backend's user token: claims `sub` (the user), `deviceID` (this
     /// installation), `exp` (at most 1 hour ahead), and `aud` (the bundle id) when present.
     func verifyUserToken(_ token: String, userID: String?, installation: InstallationRecord, tx: any StoreTransaction, now: Date) throws -> String {
-        let claims = try BackendToken.verify(token, secrets: try tx.userTokenSecrets(bundleID: installation.bundleID), field: "userToken", now: now)
+        let claims = try BackendToken.verify(token, secrets: try tokenSecrets(installation.bundleID, tx), field: "userToken", now: now)
         guard claims["activityID"] == nil, let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw APIError(401, "invalid-user-token", "userToken: needs a sub claim (the user id) and no activityID", field: "userToken")
         }
@@ -122,7 +122,7 @@ extension Service {
             if try tx.wasPushStarted(activityID: activityID, deviceID: id, since: activity.startedAt) { return }
         }
         if let grant, activity == nil || activity?.bundleID == installation.bundleID {
-            let claims = try BackendToken.verify(grant, secrets: try tx.userTokenSecrets(bundleID: installation.bundleID), field: "grant", now: now)
+            let claims = try BackendToken.verify(grant, secrets: try tokenSecrets(installation.bundleID, tx), field: "grant", now: now)
             guard claims["activityID"]?.stringValue == activityID, claims["deviceID"]?.stringValue == id else {
                 throw APIError(401, "invalid-grant", "grant: it names another activity or installation", field: "grant")
             }
@@ -149,6 +149,16 @@ extension Service {
     }
 
     /// The one answer for an activity that does not exist and one the caller may not touch.
+    /// The app's user-token secrets in the clear, newest first.
+    func tokenSecrets(_ bundleID: String, _ tx: any StoreTransaction) throws -> [String] {
+        try tx.userTokenSecrets(bundleID: bundleID).map { stored throws -> String in
+            do { return try vault.openTokenSecret(stored, bundleID: bundleID) } catch {
+                // The start checked every secret opens: this is a database changed under a running service.
+                throw APIError(503, "secret-unavailable", "the app's user-token secret cannot be opened with this instance's key-encryption key; nothing was changed")
+            }
+        }
+    }
+
     static func unknownActivity(_ activityID: String) -> APIError { APIError.notFound("activity \(activityID) is not known") }
 
     /// Deletes interactions past their retention, at most every 10 minutes.

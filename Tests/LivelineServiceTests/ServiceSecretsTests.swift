@@ -30,11 +30,19 @@ struct ServiceSecretsTests {
         defer { Task { await f.stop() } }
         try await f.register("phone-1")
         try await f.startAndRegister("flight-kek", phones: ["phone-1"])  // the key decrypts and signs
+        // The user-token secret too: with it, a copy of the database could sign user tokens and grants.
+        let secret = try await TrustAttackTests.tokenSecret(f)
+        let installation = try await TrustAttackTests.install(f)
+        let userToken = BackendTokens.userToken(userID: "ana", installationID: installation.id, bundleID: ServiceFixture.bundle, secret: secret)
+        let bound = try await installation.client.call("PUT", "/v1/devices/\(installation.id)", json: [
+            "bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2", "userID": "ana", "userToken": .string(userToken)])
+        #expect(bound.status == 200 && bound.json["userVerified"] == true, "the sealed secret still verifies: \(bound.json)")
         let db = f.configuration.database
         let copied = [db, db + "-wal"].map(Self.fileBytes).joined()
         #expect(copied.utf8.count > 4096)
         #expect(!copied.contains("PRIVATE KEY"))
         for line in Self.pemLines(f.keyPEM) { #expect(!copied.contains(line), "a line of the .p8 key is in the database file") }
+        #expect(!copied.contains(secret), "the user-token secret is in the database file")
         for file in [db, db + "-wal", db + "-shm"] where FileManager.default.fileExists(atPath: file) {
             #expect(Self.mode(file) == 0o600, "\(file) has mode \(String(Self.mode(file) ?? 0, radix: 8))")
         }
