@@ -11,7 +11,7 @@ import Synchronization
 /// instance clears its own (`invalidate()`, wired in `ServiceServer.start`); the TTL bounds what
 /// a lost notification could keep alive. Expiry is checked on every request, cached or not.
 public final class KeyAuthority: Sendable {
-    private let buckets = Mutex([String: (tokens: Double, at: ContinuousClock.Instant)]())
+    private let buckets: RateBuckets
     /// Keys already looked up, by hash, with when they were read.
     private let known = Mutex([String: (record: APIKeyRecord, at: ContinuousClock.Instant)]())
     let rate: Double
@@ -22,6 +22,7 @@ public final class KeyAuthority: Sendable {
         self.rate = rate
         self.burst = burst
         self.cacheTTL = cacheTTL
+        buckets = RateBuckets(rate: rate, burst: burst)
     }
 
     /// A new key of `scope`: the secret to show once, and the record to store.
@@ -80,21 +81,5 @@ public final class KeyAuthority: Sendable {
     }
 
     /// Takes one request from the key's bucket; `nil` when allowed, else seconds until one is free.
-    func admit(_ keyID: String) -> Double? {
-        let now = ContinuousClock.now
-        return buckets.withLock { buckets in
-            var bucket = buckets[keyID] ?? (burst, now)
-            let elapsed = now - bucket.at
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
-            bucket.at = now
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                buckets[keyID] = bucket
-                return nil
-            }
-            buckets[keyID] = bucket
-            return (1 - bucket.tokens) / rate
-        }
-    }
+    func admit(_ keyID: String) -> Double? { buckets.admit(keyID) }
 }

@@ -63,20 +63,9 @@ struct HTTPServerTLSTests {
             // SECLEVEL=0 lets this OpenSSL offer the old versions at all; stdin is empty, so
             // s_client ends after the handshake; `timeout` is the deadline.
             let port = server.port
-            let output = try await offPool { () throws -> String in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-                process.arguments = ["60", TestPKI.opensslPath, "s_client", "-connect", "127.0.0.1:\(port)", version,
-                                     "-cipher", "DEFAULT:@SECLEVEL=0", "-CAfile", pki.caCertificate.path]
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                process.standardError = pipe
-                process.standardInput = FileHandle.nullDevice
-                try process.run()
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return String(decoding: data, as: UTF8.self)
-            }
+            let run = try await ProcessRunner.run("/usr/bin/timeout", ["60", TestPKI.opensslPath, "s_client", "-connect", "127.0.0.1:\(port)", version,
+                                                                  "-cipher", "DEFAULT:@SECLEVEL=0", "-CAfile", pki.caCertificate.path], stdin: Data())
+            let output = run.stdoutText + run.stderrText
             let negotiated = !output.contains("Cipher is (NONE)") && output.contains("Cipher is ")
             #expect(negotiated == accepted, "\(version): \(output.split(separator: "\n").filter { $0.contains("Cipher") || $0.contains("alert") || $0.contains("error") }.joined(separator: " | "))")
             if accepted { #expect(output.contains("Verify return code: 0 (ok)"), "\(version): the test CA must verify the certificate") }

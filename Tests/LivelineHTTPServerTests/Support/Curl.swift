@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTesting
 
 /// What curl got: the final status (after any `100 Continue`), headers and body.
 struct CurlResult: Sendable {
@@ -21,15 +22,11 @@ func curl(_ arguments: [String]) async throws -> CurlResult {
     defer { try? FileManager.default.removeItem(at: directory) }
     let headerFile = directory.appendingPathComponent("headers")
     let bodyFile = directory.appendingPathComponent("body")
-    let exitCode = try await offPool { () throws -> Int32 in
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        // --max-time is the deadline of every curl call (a later --max-time in `arguments` wins).
-        process.arguments = ["-sS", "--max-time", "120", "-D", headerFile.path, "-o", bodyFile.path] + arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    // ProcessRunner, not Foundation's Process: Process.run overruns a buffer when this process
+    // holds descriptors past 1024 (HTTPSlowClientTests holds 1,000 connections beside it), and
+    // crashed the whole test run. --max-time is the deadline of every curl call (a later
+    // --max-time in `arguments` wins).
+    let exitCode = try await ProcessRunner.run("/usr/bin/curl", ["-sS", "--max-time", "120", "-D", headerFile.path, "-o", bodyFile.path] + arguments).status
     let head = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
     let body = (try? Data(contentsOf: bodyFile)).map { [UInt8]($0) } ?? []
     // The last block is the final response (curl also writes "100 Continue" blocks).

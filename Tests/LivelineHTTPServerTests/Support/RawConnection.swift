@@ -65,6 +65,7 @@ final class RawConnection: @unchecked Sendable {
             let sent = bytes.withUnsafeBytes { raw in
                 Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
             }
+            if sent < 0 && errno == EINTR { continue }  // a signal to this thread (a child exiting), not the server
             guard sent > 0 else { throw ClientError(description: "send: \(String(cString: strerror(errno)))") }
             offset += sent
         }
@@ -170,7 +171,9 @@ final class RawConnection: @unchecked Sendable {
     /// Reads more bytes into the buffer; 0 at EOF or reset.
     fileprivate func fill() throws -> Int {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var count: Int
+        // EINTR is a signal to this thread (a child process exiting), not the server: read again.
+        repeat { count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } } while count < 0 && errno == EINTR
         if count < 0 {
             if errno == ECONNRESET { return 0 }
             if errno == EAGAIN || errno == EWOULDBLOCK {
