@@ -61,14 +61,23 @@ public final class HeadlessBrowser: Sendable {
     public static func start(_ options: BrowserOptions = BrowserOptions()) async throws(BrowserError) -> HeadlessBrowser {
         let installation: BrowserInstallation
         if let given = options.installation { installation = given } else { installation = try BrowserInstallation.locate() }
-        let driver = try DriverProcess.start(installation.chromedriver, ["--port=0"])
-        let port = await driver.waitForOutput(timeout: options.startTimeout) { text -> Int? in
-            guard let range = text.range(of: "started successfully on port ") else { return nil }
-            return Int(text[range.upperBound...].prefix { $0.isNumber })
-        }
-        guard let port else {
+        // chromedriver prints its readiness line within a second. Once in a long while (seen once
+        // in a CI run) it prints its banner and then nothing: a second start, after a shorter
+        // first wait, is the cure; both waits together stay within twice `startTimeout`.
+        var started: (driver: DriverProcess, port: Int)?
+        var silent: DriverProcess?
+        for wait in [min(options.startTimeout, .seconds(15)), options.startTimeout] {
+            let driver = try DriverProcess.start(installation.chromedriver, ["--port=0"])
+            let port = await driver.waitForOutput(timeout: wait) { text -> Int? in
+                guard let range = text.range(of: "started successfully on port ") else { return nil }
+                return Int(text[range.upperBound...].prefix { $0.isNumber })
+            }
+            if let port { started = (driver, port); break }
             driver.stop()
-            throw BrowserError("\(installation.chromedriver) did not start (no readiness line within \(options.startTimeout)); it printed: \(Self.excerpt(driver.output))")
+            silent = driver
+        }
+        guard let (driver, port) = started else {
+            throw BrowserError("\(installation.chromedriver) did not start, twice (no readiness line within \(options.startTimeout)); it printed: \(Self.excerpt(silent?.output ?? ""))")
         }
         let http = try CurlClient(timeout: options.commandTimeout)
         removeAbandonedProfiles()

@@ -145,6 +145,30 @@ struct BrowserStartTests {
         }
     }
 
+    @Test("a chromedriver that prints its banner and then nothing is started again once, and the second one serves", .enabled(if: ChromiumHere.runs, "SKIPPED: chromium or chromedriver is not installed (Debian's chromium and chromium-driver packages)"))
+    func silentDriverIsStartedAgain() async throws {
+        let installation = try BrowserInstallation.locate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-silent-driver-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The first start prints a banner and hangs; the second is the real chromedriver.
+        let marker = directory.appendingPathComponent("started-once").path
+        let script = directory.appendingPathComponent("driver")
+        try Data("""
+            #!/bin/sh
+            if [ -e '\(marker)' ]; then exec '\(installation.chromedriver)' "$@"; fi
+            touch '\(marker)'
+            echo "Starting ChromeDriver (fake) on port 0"
+            exec sleep 120
+
+            """.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let options = BrowserOptions(installation: BrowserInstallation(chromium: installation.chromium, chromedriver: script.path), startTimeout: .seconds(3))
+        let browser = try await HeadlessBrowser.start(options)
+        #expect(FileManager.default.fileExists(atPath: marker), "the first, silent start did not happen")
+        await browser.stop()
+    }
+
     @Test("a Chromium that does not start is reported with chromedriver's reason", .enabled(if: ChromiumHere.runs, "SKIPPED: chromium or chromedriver is not installed (Debian's chromium and chromium-driver packages)"))
     func chromiumFails() async throws {
         let installation = try BrowserInstallation.locate()
