@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,18 +77,23 @@ export async function startWorld(activityTypes) {
   const simulator = await launch(['simulator', '--config', join(directory, 'simulator.json'), '--port', '0', '--state-dir', join(directory, 'sim'),
     '--dashboard', '--dashboard-port', '0']);
   const apns = /listening on https:\/\/(\S+)/.exec(simulator.out)[1];
-  const dashboard = /Dashboard: (\S+)/.exec(simulator.out)[1].replace(/\/$/, '');
+  // The dashboard prints its URL once, with its access token (docs/security.md, "Dashboards").
+  const dashboardURL = new URL(/Dashboard: (\S+)/.exec(simulator.out)[1]);
+  const dashboard = dashboardURL.origin;
+  const dashboardToken = dashboardURL.searchParams.get('token');
   const ca = /CA file: (\S+)/.exec(simulator.out)[1];
   let serve;
   try {
-    serve = await launch(['serve', '--port', '0', '--database', join(directory, 'liveline.db'), '--apns-host', apns, '--ca-file', ca],
-      { LIVELINE_SCHEMA_FILES: schemaFile });
+    serve = await launch(['serve', '--port', '0', '--database', join(directory, 'liveline.db'), '--apns-host', apns, '--ca-file', ca,
+      '--admin-key-file', join(directory, 'admin.key')], { LIVELINE_SCHEMA_FILES: schemaFile });
   } catch (error) { await stop(simulator.child); throw error; }
   const url = /listening on (\S+)/.exec(serve.out)[1];
-  const admin = /keep it\): (\S+)/.exec(serve.out)[1];
+  // The first admin key goes to a 0600 file, never to standard output.
+  const admin = readFileSync(join(directory, 'admin.key'), 'utf8').trim();
   const call = async (base, method, path, body, key) => {
     const headers = { 'content-type': 'application/json' };
     if (key) headers.Authorization = `Bearer ${key}`;
+    if (base === dashboard) headers['X-Liveline-Dashboard-Token'] = dashboardToken;
     const response = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
     const text = await response.text();
     return { status: response.status, json: text ? JSON.parse(text) : null };

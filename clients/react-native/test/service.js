@@ -2,7 +2,7 @@
 // free port, with its SQLite file in a temporary directory. Ready when it prints "Ready.".
 import { spawn } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +21,16 @@ export function signGrant(secret, claims) {
 }
 
 function start(database) {
+  // The first start writes the admin key to a 0600 file (never to standard output); a restart reads the same one.
+  const keyFile = join(dirname(database), 'admin.key');
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(binary, ['serve', '--port', '0', '--database', database], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, ['serve', '--port', '0', '--database', database, '--admin-key-file', keyFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk) => {
       out += chunk.toString();
       if (out.includes('Ready.')) {
         const url = /listening on (\S+)/.exec(out)?.[1];
-        const admin = /keep it\): (\S+)/.exec(out)?.[1] ?? null;
+        const admin = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : null;
         resolvePromise({ child, url, admin });
       }
     };
