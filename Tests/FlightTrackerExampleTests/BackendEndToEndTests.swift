@@ -73,12 +73,13 @@ struct BackendEndToEndTests {
                                                environment: ["LIVELINE_URL": server.url, "LIVELINE_ADMIN_KEY": admin, "PATH": "/usr/bin:/bin"],
                                                keepStandardError: true)
         var registered = false
-        while backend.isRunning {
+        // The phone looks at its activity while the backend runs (the backend waits for its token).
+        try await until("the backend to finish its flight", within: .seconds(120), poll: .milliseconds(20)) {
             if !registered, simulator.activities().contains(where: { $0.deviceID == "ana-iphone" }) {
                 let looked = await app.look(simulator)
                 registered = looked.sent.contains { $0.hasPrefix("token of ana-iphone") }
             }
-            try await Task.sleep(for: .milliseconds(20))
+            return !backend.isRunning
         }
         let status = await backend.exitStatus()
         let output = backend.standardOutput

@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineHTTPServer
 import LivelineService
+import LivelineTesting
 import Synchronization
 import Testing
 
@@ -141,14 +142,17 @@ struct ServiceWebhookSecurityTests {
         }
     }
 
-    /// Polls the admin listing (every 50 ms, at most 15 s) until the activity's first interaction matches.
+    /// Polls the admin listing (every 50 ms, at most 15 s) until the activity's first interaction
+    /// matches; false when it never did.
     static func waitForWebhook(_ f: ServiceFixture, _ activity: String, _ done: (JSONValue) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            let listed = try await f.admin.call("GET", "/v1/activities/\(activity)/interactions")
-            if let first = listed.json["interactions"]?.arrayValue?.first, done(first) { return true }
-            try await Task.sleep(for: .milliseconds(50))
+        do {
+            try await until("the webhook state of \(activity)'s interaction", within: .seconds(15), poll: .milliseconds(50)) {
+                let listed = try await f.admin.call("GET", "/v1/activities/\(activity)/interactions")
+                return listed.json["interactions"]?.arrayValue?.first.map(done) ?? false
+            }
+            return true
+        } catch is TestingError {
+            return false
         }
-        return false
     }
 }
