@@ -9,7 +9,8 @@ extension Service {
         let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string), ("grant", Schema.string)], required: ["token"])
         let content: [(String, JSONValue)] = [
             ("contentState", Schema.anyObject), ("ui", Schema.anyObject), ("alert", Schema.alert), ("staleDate", Schema.dateTime),
-            ("relevanceScore", Schema.number), ("priority", ["type": "integer", "enum": [5, 10]]),
+            ("relevanceScore", Schema.number),
+            ("priority", ["type": "integer", "enum": [5, 10], "description": "10 spends the device's hourly budget; when absent, 10 with an alert and 5 without (before 2026-12: always 10)"]),
         ]
         return [
             Route(method: "GET", pattern: "/healthz", scope: nil, summary: "Liveness and database reachability.", success: 200) { s, _ in try s.health() },
@@ -40,6 +41,9 @@ extension Service {
                   requestSchema: Schema.object([("bundleID", Schema.string), ("iosVersion", Schema.string), ("userID", Schema.string), ("userToken", Schema.string), ("frequentUpdates", Schema.boolean)],
                                                required: ["bundleID", "iosVersion"]), success: 201) { s, c in try await s.putDevice(c) },
             Route(method: "GET", pattern: "/v1/devices/{deviceID}", scope: .admin, summary: "A device.", success: 200) { s, c in try s.getDevice(c) },
+            Route(method: "GET", pattern: "/v1/devices/{deviceID}/budget", scope: .admin,
+                  summary: "The device's budget ledger: priority-10 pushes this hour per activity (tokens and broadcasts), push-to-starts in the window, what was lowered to 5 and what was coalesced (?activityID= for one activity).",
+                  success: 200) { s, c in try s.getDeviceBudget(c) },
             Route(method: "DELETE", pattern: "/v1/devices/{deviceID}", scope: .app, deviceScoped: true, summary: "Forget the calling installation's device and its tokens.", success: 200) { s, c in try await s.deleteDevice(c) },
             Route(method: "PUT", pattern: "/v1/devices/{deviceID}/push-to-start/{attributesType}", scope: .app, deviceScoped: true,
                   summary: "The device's push-to-start token for an attributes type (rotation replaces it).", requestSchema: token, success: 201) { s, c in try await s.putPushToStartToken(c) },

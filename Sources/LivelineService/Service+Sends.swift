@@ -208,9 +208,10 @@ extension Service {
         var body = try JSONBody(c.request.body)
         let staleDate = try body.date("staleDate")
         let relevance = try body.number("relevanceScore")
-        let requestedPriority = try body.integer("priority", in: 5...10) ?? 10
-        if requestedPriority != 5 && requestedPriority != 10 { throw APIError.invalid("priority", "must be 10 (immediate) or 5 (considerate)") }
+        let askedPriority = try body.integer("priority", in: 5...10)
+        if let p = askedPriority, p != 5 && p != 10 { throw APIError.invalid("priority", "must be 10 (immediate) or 5 (considerate)") }
         let alert = try alert(&body)
+        let requestedPriority = askedPriority ?? Self.defaultPriority(alert: alert)  // Service+Budget.swift
         var dismissal: LiveActivityPush.Dismissal = .systemDefault
         var at: Date?
         if event == .end {
@@ -247,6 +248,8 @@ extension Service {
         return try commit(c) { tx in
             var deliveries: [NewDelivery] = []
             var viaChannel = 0, downgraded = 0
+            var lowered: [(deviceID: String, note: String)] = []
+            var broadcast: BroadcastBudget?
             let hourAgo = c.now.addingTimeInterval(-3600)
             let targets = try tx.activityTargets(activityID: activityID)
             let usedByDevice = requestedPriority == 10 ? try tx.immediateCounts(activityID: activityID, since: hourAgo) : [:]
@@ -265,12 +268,17 @@ extension Service {
                         priority = 5
                         note = "priority lowered to 5: \(used) of \(budget) priority-10 pushes this hour used"
                         downgraded += 1
+                        lowered.append((t.deviceID, note!))
                     }
                 }
                 deliveries.append(NewDelivery(deviceID: t.deviceID, target: .token, token: t.token, priority: priority, note: note, notBefore: sendAt))
             }
             if let channel = activity.channelID {
-                deliveries.append(NewDelivery(deviceID: nil, target: .channel, token: channel, priority: requestedPriority, notBefore: sendAt))
+                // Counted against every device following the channel (Service+Budget.swift).
+                let b = try broadcastBudget(channelID: channel, requested: requestedPriority, tx: tx, now: c.now)
+                if b.note != nil { downgraded += 1 }
+                broadcast = b
+                deliveries.append(NewDelivery(deviceID: nil, target: .channel, token: channel, priority: b.priority, note: b.note, notBefore: sendAt))
             }
             if deliveries.isEmpty {
                 throw APIError(422, "no-target", "activity \(activityID) has no update token and no channel: nothing would be sent")
@@ -278,6 +286,9 @@ extension Service {
             let checked = try check(push, bundleID: activity.bundleID, schema: schema, broadcast: activity.channelID != nil, now: c.now, previous: activity.lastTimestamp)
             let inserted = try tx.insertSend(SendRecord(activityID: activityID, event: event.rawValue, bundleID: activity.bundleID, body: checked.bytes, createdAt: c.now),
                                              deliveries: deliveries, now: c.now)
+            try tx.insertBudgetCharges((broadcast?.charges(sendID: inserted.id, now: c.now) ?? []) + lowered.map {
+                BudgetCharge(sendID: inserted.id, activityID: activityID, deviceID: $0.deviceID, kind: .lowered, via: .token, note: $0.note, createdAt: c.now)
+            })
             var updated = activity
             if event == .end {
                 updated.endedAt = sendAt
@@ -290,8 +301,8 @@ extension Service {
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": .string(event.rawValue), "sendID": .number(Double(inserted.id)),
                 "queued": .number(Double(deliveries.count)), "superseded": .number(Double(inserted.superseded)),
-                "downgraded": .number(Double(downgraded)), "viaChannel": .number(Double(viaChannel)),
-                "warnings": .array(Self.unique(checked.warnings).map(APIError.json)),
+                "downgraded": .number(Double(downgraded)), "viaChannel": .number(Double(viaChannel)), "priority": .number(Double(requestedPriority)),
+                "warnings": .array(Self.unique(checked.warnings + Self.loweredFinding(lowered.count) + (broadcast?.findings ?? [])).map(APIError.json)),
             ]
             if sendAt > c.now { answer["scheduledFor"] = .string(ISODate.string(sendAt)) }
             return Answer(202, .object(answer))

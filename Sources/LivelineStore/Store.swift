@@ -143,6 +143,17 @@ public protocol StoreTransaction {
     /// Marks the newest sent row for this activity and device displayed; returns whether one was.
     func markDisplayed(activityID: String, deviceID: String, at: Date) throws -> Bool
 
+    // MARK: Budget ledger (migration 8-budget-ledger; StoreBudget files)
+    /// Records what sends did to devices' budgets beyond their own outbox rows.
+    func insertBudgetCharges(_ charges: [BudgetCharge]) throws
+    /// The devices holding a running activity (not ended at `now`) that follows `channelID`: by an
+    /// update token, or by a push-to-start of this run of the activity that was not refused.
+    func channelHolders(channelID: String, now: Date) throws -> [ChannelHolder]
+    /// A device's ledger lines: priority-10 pushes (token rows and broadcast charges) and pushes
+    /// lowered to 5 since `immediateSince`, push-to-starts since `startSince`, and updates coalesced
+    /// since `immediateSince` (at most `limit` of each of the last two, newest first).
+    func budgetEntries(deviceID: String, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry]
+
     // MARK: Channels
     func insertChannel(_ channel: ChannelRecord) throws
     func channel(_ channelID: String) throws -> ChannelRecord?

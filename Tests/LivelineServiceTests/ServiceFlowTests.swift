@@ -120,7 +120,8 @@ struct ServiceFlowTests {
         try await f.register("phone-1")
         try await f.startAndRegister("flight-4", phones: ["phone-1"])
         for gate in ["A1", "A2"] {
-            let r = try await f.admin.call("POST", "/v1/activities/flight-4/update", json: ["contentState": ServiceFixture.state(gate: gate)])
+            // Priority 10 asked for: without it, an update with no alert goes at 5 (ServiceBudgetTests).
+            let r = try await f.admin.call("POST", "/v1/activities/flight-4/update", json: ["contentState": ServiceFixture.state(gate: gate), "priority": 10])
             #expect(r.status == 202)
             _ = try await f.settled("flight-4")
         }

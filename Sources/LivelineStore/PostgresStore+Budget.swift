@@ -1,0 +1,72 @@
+import Foundation
+import LivelinePostgres
+
+/// The budget ledger on PostgreSQL (migration 8-budget-ledger).
+extension PostgresTransaction {
+    func insertBudgetCharges(_ charges: [BudgetCharge]) throws {
+        var rest = charges[...]
+        while !rest.isEmpty {
+            let chunk = rest.prefix(64)
+            rest = rest.dropFirst(chunk.count)
+            let values = (0..<chunk.count).map { r in "(" + (1...7).map { "$\(r * 7 + $0)" }.joined(separator: ", ") + ")" }.joined(separator: ", ")
+            var bindings: [PostgresValue] = []
+            bindings.reserveCapacity(chunk.count * 7)
+            for c in chunk {
+                bindings += [.integer(c.sendID), .text(c.activityID), .text(c.deviceID), .text(c.kind.rawValue), .text(c.via.rawValue),
+                             .from(c.note), .real(c.createdAt.timeIntervalSince1970)]
+            }
+            try db.run("INSERT INTO budget_charges (send_id, activity_id, device_id, kind, via, note, created_at) VALUES \(values)", bindings)
+        }
+    }
+
+    func channelHolders(channelID: String, now: Date) throws -> [ChannelHolder] {
+        let t = PostgresValue.real(now.timeIntervalSince1970)
+        return try db.query("""
+            SELECT h.activity_id AS holder_activity, d.* FROM (
+                SELECT t.activity_id, t.device_id FROM activities a JOIN activity_tokens t ON t.activity_id = a.activity_id
+                WHERE a.channel_id = $1 AND (a.ended_at IS NULL OR a.ended_at > $2)
+                UNION
+                SELECT o.activity_id, o.device_id FROM activities a JOIN outbox o ON o.activity_id = a.activity_id
+                WHERE a.channel_id = $3 AND (a.ended_at IS NULL OR a.ended_at > $4) AND o.target = 'push-to-start'
+                    AND o.created_at >= a.started_at AND o.state <> 'failed' AND o.state <> 'pruned' AND o.device_id IS NOT NULL
+            ) h JOIN devices d ON d.device_id = h.device_id
+            ORDER BY h.activity_id, d.device_id
+            """, [.text(channelID), t, .text(channelID), t]).map { ChannelHolder(activityID: $0.string("holder_activity") ?? "", device: deviceRecord($0)) }
+    }
+
+    func budgetEntries(deviceID: String, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry] {
+        let d = PostgresValue.text(deviceID), since = PostgresValue.real(immediateSince.timeIntervalSince1970)
+        var entries: [BudgetEntry] = []
+        for row in try db.query("""
+            SELECT activity_id, send_id, id, 'token' AS via, created_at FROM outbox
+            WHERE device_id = $1 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $2
+            UNION ALL
+            SELECT activity_id, send_id, NULL AS id, via, created_at FROM budget_charges WHERE device_id = $3 AND kind = 'immediate' AND created_at >= $4
+            ORDER BY created_at
+            """, [d, since, d, since]) {
+            entries.append(BudgetEntry(kind: .immediate, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
+                                       deliveryID: row.int64("id"), via: row.string("via"), at: date(row, "created_at")))
+        }
+        for row in try db.query("""
+            SELECT activity_id, send_id, id, created_at FROM outbox WHERE device_id = $1 AND target = 'push-to-start' AND created_at >= $2 ORDER BY created_at
+            """, [d, .real(startSince.timeIntervalSince1970)]) {
+            entries.append(BudgetEntry(kind: .start, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
+                                       deliveryID: row.int64("id"), at: date(row, "created_at")))
+        }
+        for row in try db.query("""
+            SELECT activity_id, send_id, via, note, created_at FROM budget_charges WHERE device_id = $1 AND kind = 'lowered' AND created_at >= $2
+            ORDER BY id DESC LIMIT $3
+            """, [d, since, .integer(Int64(limit))]) {
+            entries.append(BudgetEntry(kind: .lowered, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
+                                       via: row.string("via"), note: row.string("note"), at: date(row, "created_at")))
+        }
+        for row in try db.query("""
+            SELECT activity_id, send_id, id, reason, updated_at FROM outbox WHERE device_id = $1 AND state = 'superseded' AND updated_at >= $2
+            ORDER BY id DESC LIMIT $3
+            """, [d, since, .integer(Int64(limit))]) {
+            entries.append(BudgetEntry(kind: .coalesced, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
+                                       deliveryID: row.int64("id"), via: "token", note: row.string("reason"), at: date(row, "updated_at")))
+        }
+        return entries
+    }
+}
