@@ -360,6 +360,7 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     /// One statement for a batch whose ids are distinct (the workers' case); row by row otherwise.
     func record(_ outcomes: [DeliveryOutcome], now: Date) throws {
+        try supersedeReplacedRetries(outcomes, now: now)  // +Budget.swift: coalesced, not a unique-index failure
         if outcomes.count > 1, Set(outcomes.map(\.id)).count == outcomes.count {
             try db.run("""
                 UPDATE outbox SET state = o.state, apns_id = coalesce(o.apns_id, outbox.apns_id), status = o.status, reason = o.reason,

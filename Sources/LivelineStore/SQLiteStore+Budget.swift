@@ -69,4 +69,25 @@ extension SQLiteTransaction {
         }
         return entries
     }
+
+    /// A transient failure of an update to a token while a newer update for the same activity and
+    /// device waits (or is on the wire too): retrying it would put two waiting updates for one
+    /// device (the unique index refuses that, and the whole batch of verdicts with it) and could
+    /// show older content after newer. It is superseded instead, saying so: coalesced, not lost.
+    /// `record` calls this first; the rows changed here are no longer `sending`, so its update skips them.
+    func supersedeReplacedRetries(_ outcomes: [DeliveryOutcome], now: Date) throws {
+        for o in outcomes where o.state == .retrying {
+            try db.run("""
+                UPDATE outbox SET state = 'superseded', reason = ?, lease_until = NULL, updated_at = ?
+                WHERE id = ? AND state = 'sending' AND event = 'update' AND target = 'token' AND EXISTS (
+                    SELECT 1 FROM outbox n WHERE n.activity_id = outbox.activity_id AND n.device_id = outbox.device_id
+                        AND n.event = 'update' AND n.target = 'token' AND n.id <> outbox.id
+                        AND (n.state = 'queued' OR n.state = 'retrying' OR (n.state = 'sending' AND n.id > outbox.id)))
+                """, [.text(Self.replacedOnTheWire(o.reason)), .real(now.timeIntervalSince1970), .integer(o.id)])
+        }
+    }
+
+    static func replacedOnTheWire(_ reason: String?) -> String {
+        "a newer update replaced it" + (reason.map { " (it failed on the wire and would have been retried: \($0.prefix(200)))" } ?? "")
+    }
 }

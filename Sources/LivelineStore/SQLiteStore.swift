@@ -425,6 +425,7 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
     }
 
     func record(_ outcomes: [DeliveryOutcome], now: Date) throws {
+        try supersedeReplacedRetries(outcomes, now: now)  // +Budget.swift: coalesced, not a unique-index failure
         // 64 verdicts a statement (UPDATE … FROM VALUES): a fan-out records tens of thousands.
         var rest = outcomes[...]
         for size in [64, 8, 1] {
