@@ -14,7 +14,10 @@ extension BenchSimulatorCommand {
         let made: (setup: SimulatorSetup, keyFile: String, keyID: String, teamID: String)
         do { made = try SimulatorSetup.generated(in: workspace.directory.path) } catch { throw CLIError(message: error.message) }
         let clock = VirtualClock()
-        let simulator = try made.setup.makeSimulator(clock: clock)
+        var setup = made.setup
+        // A push-to-start every few virtual seconds: the device's start budget would drop most of them.
+        setup.configuration.deviceRules.pushToStartBudget = .max
+        let simulator = try setup.makeSimulator(clock: clock)
         guard let device = simulator.devices().first, let app = device.apps.first, let pushToStart = app.pushToStartTokens["FlightAttributes"] else {
             throw CLIError(message: "the generated setup has no app with FlightAttributes")
         }

@@ -29,6 +29,8 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let unsupportedOS = DropReason(rawValue: "unsupported-ios")
     /// Priority-10 update budget exhausted for this hour.
     public static let overBudget = DropReason(rawValue: "over-budget")
+    /// Push-to-start budget of the app on the device exhausted.
+    public static let pushToStartBudget = DropReason(rawValue: "push-to-start-budget")
     /// The app already has the most concurrent activities allowed (`targetMaximumExceeded`).
     public static let targetMaximumExceeded = DropReason(rawValue: "target-maximum-exceeded")
     /// Attributes plus content state above the device limit (`attributesTooLarge`).

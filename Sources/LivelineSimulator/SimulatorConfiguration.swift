@@ -87,6 +87,11 @@ public struct DeviceRules: Sendable, Hashable {
     public var updateBudgetPerHour = 15
     /// The same with `NSSupportsLiveActivitiesFrequentUpdates` on and enabled by the user.
     public var frequentUpdateBudgetPerHour = 240
+    /// Push-to-starts one app may receive on one device in `pushToStartWindow`; beyond it the device
+    /// drops them ("Push-to-start budget exceeded", about 10 per Apple DTS; frequent updates do not raise it).
+    public var pushToStartBudget = 10
+    /// The window of `pushToStartBudget` (Apple gives none; an hour, as the service's default).
+    public var pushToStartWindow: TimeInterval = 3600
     /// How long an activity may stay active before the system ends it.
     public var maxActiveDuration: TimeInterval = 8 * 3600
     /// How long an activity may exist in all, active plus ended on the Lock Screen.

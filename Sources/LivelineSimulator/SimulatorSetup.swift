@@ -170,10 +170,12 @@ public struct SimulatorSetup: Sendable {
                 case "maxActivitiesPerApp": rules.maxActivitiesPerApp = Int(n)
                 case "updateBudgetPerHour": rules.updateBudgetPerHour = Int(n)
                 case "frequentUpdateBudgetPerHour": rules.frequentUpdateBudgetPerHour = Int(n)
+                case "pushToStartBudget": rules.pushToStartBudget = Int(n)
+                case "pushToStartWindowMinutes": rules.pushToStartWindow = n * 60
                 case "maxActiveHours": rules.maxActiveDuration = n * 3600
                 case "maxTotalHours": rules.maxTotalDuration = n * 3600
                 case "defaultDismissalHours": rules.defaultDismissalDelay = n * 3600
-                default: throw fail("rules.\(m.key)", "unknown rule (expected maxActivitiesPerApp, updateBudgetPerHour, frequentUpdateBudgetPerHour, maxActiveHours, maxTotalHours, defaultDismissalHours)")
+                default: throw fail("rules.\(m.key)", "unknown rule (expected maxActivitiesPerApp, updateBudgetPerHour, frequentUpdateBudgetPerHour, pushToStartBudget, pushToStartWindowMinutes, maxActiveHours, maxTotalHours, defaultDismissalHours)")
                 }
             }
             config.deviceRules = rules

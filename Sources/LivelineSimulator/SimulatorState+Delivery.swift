@@ -82,6 +82,7 @@ extension SimulatorState {
         guard push.alert != nil else {
             return drop(deviceID, nil, .missingAlert, "a push-to-start without \"alert\" is dropped by the device (APNs still answers 200)")
         }
+        if let refusal = spendStartBudget(deviceID: deviceID, bundleID: bundleID, now: now) { return refusal }
         guard let typeName = push.attributesType else {
             return drop(deviceID, nil, .malformedPayload, "start has no \"attributes-type\"")
         }

@@ -12,6 +12,8 @@ struct SimulatorState: Sendable {
         var pushToStartTokens: [String: String] = [:]
         var supportsFrequentUpdates = false
         var frequentUpdatesEnabled = true
+        /// Moments of push-to-starts within `pushToStartWindow` (SimulatorState+Budget.swift).
+        var startLog: [Date] = []
         var installed = true
         /// Bodies of ordinary notifications, raw (parsed when inspected).
         var notifications: [[UInt8]] = []

@@ -35,6 +35,8 @@ struct RetentionTests {
             config.eventCapacity = 800
             config.dismissedActivityCapacity = 50
             config.dismissedActivityRetention = 600
+            // A start every few virtual seconds: far beyond the push-to-start budget this test is not about.
+            config.deviceRules.pushToStartBudget = .max
         }
         let channel = try f.sim.createChannel(bundleID: Fixture.bundle)
         let pushToStart = f.app.pushToStartTokens["FlightAttributes"]!
