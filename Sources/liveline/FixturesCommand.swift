@@ -175,6 +175,8 @@ enum FixturePipeline {
         var setup = generated.setup
         setup.devices = []
         setup.configuration.apps = [AppRegistration(bundleID: bundle, teamID: generated.teamID)]
+        // One start per fixture: the capture is not about the device's push-to-start budget (lifted in the service too).
+        setup.configuration.deviceRules.pushToStartBudget = .max
         let simulator = try setup.makeSimulator()
         _ = simulator.addDevice(name: "iPhone", osVersion: "18.2", id: "phone")
         let type: ActivityType = schemaFile == nil ? .type(FlightAttributes.self) : .schema(schema)
