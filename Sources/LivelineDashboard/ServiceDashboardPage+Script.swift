@@ -59,6 +59,18 @@ extension ServiceDashboardPage {
         el("tbody", {}, ...rows));
     }
 
+    // A device's budget for this activity (the service's ledger): priority-10 spent, what was lowered or coalesced.
+    function budgetRow(b) {
+      const spent = (b.immediate.activities[0] || { spent: 0, remaining: b.immediate.budgetPerHour });
+      const lowered = b.lowered.recent[0];
+      return el("tr", { class: "budget", "data-device": b.deviceID },
+        el("td", {}, b.deviceID),
+        el("td", {}, `${spent.spent} of ${b.immediate.budgetPerHour}`, spent.refillsAt ? " · refills " : "", spent.refillsAt ? time(spent.refillsAt) : null),
+        el("td", {}, `${b.pushToStart.spent} of ${b.pushToStart.budget}`),
+        el("td", {}, String(b.lowered.count), lowered ? ` · ${lowered.reason}` : ""),
+        el("td", {}, String(b.coalesced.count)));
+    }
+
     function card(a) {
       const titleID = "title-" + cards.size + "-" + a.activityID.replace(/[^A-Za-z0-9_-]/g, "_");
       const counts = Object.entries(a.counts).filter(([, n]) => n > 0)
@@ -80,6 +92,8 @@ extension ServiceDashboardPage {
         el("p", { class: "counts" }, ...(counts.length ? counts : ["no push yet"])),
         el("h3", {}, `Update tokens (${a.tokenCount})`),
         a.tokens.length ? table("Update tokens", ["Device", "Token", "Registered", "Latest push"], tokens) : el("p", {}, "none registered"),
+        ...((a.budgets || []).length ? [el("h3", {}, "Budgets this hour"),
+          table("Budgets", ["Device", "Priority 10", "Push-to-start", "Lowered to 5", "Coalesced"], a.budgets.map(budgetRow))] : []),
         el("h3", {}, `Deliveries (newest ${a.deliveries.length})`),
         a.deliveries.length ? table("Deliveries", ["Send", "Event", "Device", "Token", "Priority", "State", "Detail"], a.deliveries.map(deliveryRow)) : el("p", {}, "none yet"));
     }

@@ -90,4 +90,26 @@ extension Service {
             return Answer(200, try BudgetLedger(configuration).snapshot(device: device, activityID: activityID, now: c.now, tx: tx))
         }
     }
+
+    /// The budget ledgers of the devices of an activity (its update tokens, the devices on its channel,
+    /// the devices of its newest deliveries; at most `limit`), each limited to the activity's lines:
+    /// for the service's dashboard, which has no API key (the caller is in the same process).
+    public func activityBudgets(_ activityID: String, limit: Int = 20) throws -> JSONValue {
+        try store.write { tx in
+            guard let activity = try tx.activity(activityID) else { return [] }
+            var ids: [String] = []
+            var seen = Set<String>()
+            func add(_ id: String?) { if let id, ids.count < limit, seen.insert(id).inserted { ids.append(id) } }
+            for t in try tx.activityTokens(activityID: activityID, limit: limit) { add(t.deviceID) }
+            if let channel = activity.channelID {
+                for h in try tx.channelHolders(channelID: channel, now: Date()) where h.activityID == activityID { add(h.device.deviceID) }
+            }
+            for d in try tx.deliveries(activityID: activityID, limit: 50) { add(d.deviceID) }
+            let ledger = BudgetLedger(configuration)
+            return .array(try ids.compactMap { id in
+                guard let device = try tx.device(id) else { return nil }
+                return try ledger.snapshot(device: device, activityID: activityID, now: Date(), tx: tx)
+            })
+        }
+    }
 }
