@@ -35,7 +35,10 @@ struct BudgetLedger {
     /// push-to-start budget is the device's, whichever activity spent it).
     func snapshot(device: DeviceRecord, activityID: String? = nil, now: Date, tx: any StoreTransaction) throws -> JSONValue {
         let hourAgo = now.addingTimeInterval(-3600)
-        let all = try tx.budgetEntries(deviceID: device.deviceID, immediateSince: hourAgo, startSince: now.addingTimeInterval(-startWindow), limit: listLimit)
+        // Only iOS 18 follows channels; an older device of a channel activity gets its pushes by token.
+        let follows = OSVersionNumber(device.iosVersion).map { $0 >= OSVersionNumber(18, 0) } ?? false
+        let all = try tx.budgetEntries(deviceID: device.deviceID, followsChannels: follows, immediateSince: hourAgo,
+                                       startSince: now.addingTimeInterval(-startWindow), limit: listLimit)
         let entries = activityID.map { id in all.filter { $0.kind == .start || $0.activityID == id } } ?? all
         let budget = immediateBudget(device)
 

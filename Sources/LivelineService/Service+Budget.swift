@@ -21,52 +21,36 @@ extension Service {
     /// What a broadcast does to the budgets of the devices following its channel.
     struct BroadcastBudget {
         var priority: Int
-        /// Why the priority was lowered (the channel row's note).
+        /// Why the priority was lowered (the channel row's note and the ledger's reason).
         var note: String?
-        /// The iOS 18 devices holding an activity on the channel.
-        var holders: [ChannelHolder]
-        /// Of them, those whose priority-10 budget for their activity is spent: `deviceID` → "used of budget".
-        var overBudget: [String: String]
         var findings: [LintFinding]
 
-        /// The ledger's lines for the send `sendID`: each holder spent a priority-10 push, or got the
-        /// broadcast lowered to 5. A priority-5 broadcast nobody lowered costs nothing.
-        func charges(sendID: Int64, now: Date) -> [BudgetCharge] {
+        /// Records the broadcast `sendID` in the ledger of every running activity on `channelID`
+        /// (one row per activity, read for each device holding it): a priority-10 push spent, or a
+        /// push lowered to 5 with the reason. A priority-5 broadcast nobody lowered costs nothing.
+        func record(sendID: Int64, channelID: String, tx: any StoreTransaction, now: Date) throws {
             if priority == 10 {
-                return holders.map { BudgetCharge(sendID: sendID, activityID: $0.activityID, deviceID: $0.device.deviceID, kind: .immediate, via: .channel, createdAt: now) }
-            }
-            guard note != nil else { return [] }
-            return holders.map { h in
-                let why = overBudget[h.device.deviceID].map { "priority lowered to 5: this device used \($0) priority-10 pushes for \(h.activityID) this hour" }
-                    ?? "priority lowered to 5: other devices on the channel had spent their priority-10 budget (\(overBudget.count) of \(holders.count))"
-                return BudgetCharge(sendID: sendID, activityID: h.activityID, deviceID: h.device.deviceID, kind: .lowered, via: .channel, note: why, createdAt: now)
+                try tx.insertBroadcastCharges(sendID: sendID, channelID: channelID, kind: .immediate, note: nil, now: now)
+            } else if let note {
+                try tx.insertBroadcastCharges(sendID: sendID, channelID: channelID, kind: .lowered, note: note, now: now)
             }
         }
     }
 
     /// A broadcast on `channelID` asked for at `requested`: at priority 10 it counts against the
-    /// hourly budget of every device holding an activity on the channel; when any of them has spent
-    /// it, the broadcast goes at 5 (which no device counts or throttles), with the reason.
+    /// hourly budget of every iOS 18 device holding an activity on the channel; when any of them
+    /// has spent it, the broadcast goes at 5 (which no device counts or throttles), with the reason.
+    /// The store finds the followers and their spending in one statement, and the send records one
+    /// row per activity on the channel, whatever the number of devices.
     func broadcastBudget(channelID: String, requested: Int, tx: any StoreTransaction, now: Date) throws -> BroadcastBudget {
-        let holders = try tx.channelHolders(channelID: channelID, now: now).filter {
-            // Only iOS 18 follows a channel; older devices of the activity get per-token pushes.
-            guard let v = OSVersionNumber($0.device.iosVersion) else { return false }
-            return v >= OSVersionNumber(18, 0)
-        }
-        var result = BroadcastBudget(priority: requested, holders: holders, overBudget: [:], findings: [])
-        guard requested == 10, !holders.isEmpty else { return result }
-        let ledger = BudgetLedger(configuration)
-        let hourAgo = now.addingTimeInterval(-3600)
-        var used: [String: [String: Int]] = [:]
-        for id in Set(holders.map(\.activityID)) { used[id] = try tx.immediateCounts(activityID: id, since: hourAgo) }
-        for h in holders {
-            let budget = ledger.immediateBudget(h.device), spent = used[h.activityID]?[h.device.deviceID] ?? 0
-            if spent >= budget { result.overBudget[h.device.deviceID] = "\(spent) of \(budget)" }
-        }
-        guard !result.overBudget.isEmpty else { return result }
-        let names = result.overBudget.keys.sorted()
-        let list = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
-        let message = "priority lowered to 5: \(names.count) of \(holders.count) devices on channel \(channelID) spent their priority-10 budget this hour (\(list)); at 10 they would throttle it"
+        var result = BroadcastBudget(priority: requested, findings: [])
+        guard requested == 10 else { return result }
+        let use = try tx.channelBudgetUse(channelID: channelID, now: now, since: now.addingTimeInterval(-3600), budget: configuration.immediateBudgetPerHour,
+                                          frequentBudget: configuration.frequentImmediateBudgetPerHour, limit: 5)
+        guard use.overBudgetCount > 0 else { return result }
+        let names = use.overBudget.map { "\($0.deviceID) \($0.spent) of \($0.budget)" }.joined(separator: ", ")
+            + (use.overBudgetCount > use.overBudget.count ? " and \(use.overBudgetCount - use.overBudget.count) more" : "")
+        let message = "priority lowered to 5: \(use.overBudgetCount) of \(use.holders) devices on channel \(channelID) spent their priority-10 budget this hour (\(names)); at 10 they would throttle it"
         result.priority = 5
         result.note = message
         result.findings = [LintFinding(.warning, .broadcastOverBudget, path: "apns-priority", message)]
@@ -91,20 +75,17 @@ extension Service {
         }
     }
 
-    /// The budget ledgers of the devices of an activity (its update tokens, the devices on its channel,
-    /// the devices of its newest deliveries; at most `limit`), each limited to the activity's lines:
+    /// The budget ledgers of the devices of an activity (its update tokens, the devices of its newest 500 deliveries; at most `limit`), each limited to the activity's lines:
     /// for the service's dashboard, which has no API key (the caller is in the same process).
     public func activityBudgets(_ activityID: String, limit: Int = 20) throws -> JSONValue {
         try store.write { tx in
-            guard let activity = try tx.activity(activityID) else { return [] }
+            guard try tx.activity(activityID) != nil else { return [] }
             var ids: [String] = []
             var seen = Set<String>()
             func add(_ id: String?) { if let id, ids.count < limit, seen.insert(id).inserted { ids.append(id) } }
             for t in try tx.activityTokens(activityID: activityID, limit: limit) { add(t.deviceID) }
-            if let channel = activity.channelID {
-                for h in try tx.channelHolders(channelID: channel, now: Date()) where h.activityID == activityID { add(h.device.deviceID) }
-            }
-            for d in try tx.deliveries(activityID: activityID, limit: 50) { add(d.deviceID) }
+            // Devices on a channel have no token: their push-to-start rows name them.
+            for d in try tx.deliveries(activityID: activityID, limit: 500) { add(d.deviceID) }
             let ledger = BudgetLedger(configuration)
             return .array(try ids.compactMap { id in
                 guard let device = try tx.device(id) else { return nil }

@@ -286,7 +286,8 @@ extension Service {
             let checked = try check(push, bundleID: activity.bundleID, schema: schema, broadcast: activity.channelID != nil, now: c.now, previous: activity.lastTimestamp)
             let inserted = try tx.insertSend(SendRecord(activityID: activityID, event: event.rawValue, bundleID: activity.bundleID, body: checked.bytes, createdAt: c.now),
                                              deliveries: deliveries, now: c.now)
-            try tx.insertBudgetCharges((broadcast?.charges(sendID: inserted.id, now: c.now) ?? []) + lowered.map {
+            try broadcast?.record(sendID: inserted.id, channelID: activity.channelID ?? "", tx: tx, now: c.now)
+            try tx.insertBudgetCharges(lowered.map {
                 BudgetCharge(sendID: inserted.id, activityID: activityID, deviceID: $0.deviceID, kind: .lowered, via: .token, note: $0.note, createdAt: c.now)
             })
             var updated = activity

@@ -1,9 +1,9 @@
 import Foundation
 
-/// What a push did to one device's budget when no outbox row of its own says so: a broadcast
-/// (one channel row reaching every device that holds an activity on the channel) spent each
-/// device's priority-10 budget, or went out lowered to priority 5; an update to a token lowered
-/// to priority 5 (migration 8-budget-ledger).
+/// What a push did to devices' budgets that no outbox row of their own says (migration
+/// 8-budget-ledger): an update to a token lowered to priority 5 (one device), or a broadcast that
+/// spent a priority-10 push of, or went out lowered to 5 for, every device holding an activity on the
+/// channel (one row per activity, `deviceID` nil: a broadcast costs rows per activity, not per device).
 public struct BudgetCharge: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         /// A priority-10 push that counts against the hourly budget.
@@ -16,14 +16,14 @@ public struct BudgetCharge: Sendable, Hashable {
         case channel
     }
     public var sendID: Int64
-    /// The activity the device holds (a broadcast reaches every activity on its channel).
     public var activityID: String
-    public var deviceID: String
+    /// Nil: every device holding the activity when it was sent.
+    public var deviceID: String?
     public var kind: Kind
     public var via: Via
     public var note: String?
     public var createdAt: Date
-    public init(sendID: Int64, activityID: String, deviceID: String, kind: Kind, via: Via, note: String? = nil, createdAt: Date) {
+    public init(sendID: Int64, activityID: String, deviceID: String?, kind: Kind, via: Via, note: String? = nil, createdAt: Date) {
         self.sendID = sendID
         self.activityID = activityID
         self.deviceID = deviceID
@@ -34,14 +34,33 @@ public struct BudgetCharge: Sendable, Hashable {
     }
 }
 
-/// A device holding an activity that follows a broadcast channel: it has an update token for it,
-/// or the service push-started it there.
-public struct ChannelHolder: Sendable, Hashable {
-    public var activityID: String
-    public var device: DeviceRecord
-    public init(activityID: String, device: DeviceRecord) {
-        self.activityID = activityID
-        self.device = device
+/// The budgets of the devices following a broadcast channel: those holding a running activity on it
+/// (an update token, or a push-to-start of the activity's current run that was not refused) on
+/// iOS 18 or later, and which of them have spent their priority-10 budget for that activity.
+public struct ChannelBudgetUse: Sendable, Hashable {
+    /// A device that has spent its budget: `spent` priority-10 pushes this hour, of `budget`.
+    public struct Spent: Sendable, Hashable {
+        public var activityID: String
+        public var deviceID: String
+        public var spent: Int
+        public var budget: Int
+        public init(activityID: String, deviceID: String, spent: Int, budget: Int) {
+            self.activityID = activityID
+            self.deviceID = deviceID
+            self.spent = spent
+            self.budget = budget
+        }
+    }
+    /// How many devices follow the channel (known only when some are over budget; 0 otherwise).
+    public var holders: Int
+    /// How many of them have spent their budget.
+    public var overBudgetCount: Int
+    /// The first of them, by activity and device id.
+    public var overBudget: [Spent]
+    public init(holders: Int, overBudgetCount: Int, overBudget: [Spent]) {
+        self.holders = holders
+        self.overBudgetCount = overBudgetCount
+        self.overBudget = overBudget
     }
 }
 

@@ -1,8 +1,11 @@
 import Foundation
 import LivelinePostgres
 
-/// The budget ledger on PostgreSQL (migration 8-budget-ledger).
+/// The budget ledger on PostgreSQL (migration 8-budget-ledger; the statements are BudgetSQL's).
 extension PostgresTransaction {
+    private func sql(_ text: String) -> String { BudgetSQL.sql(.postgres, text) }
+    private func seconds(_ date: Date) -> PostgresValue { .real(date.timeIntervalSince1970) }
+
     func insertBudgetCharges(_ charges: [BudgetCharge]) throws {
         var rest = charges[...]
         while !rest.isEmpty {
@@ -12,62 +15,29 @@ extension PostgresTransaction {
             var bindings: [PostgresValue] = []
             bindings.reserveCapacity(chunk.count * 7)
             for c in chunk {
-                bindings += [.integer(c.sendID), .text(c.activityID), .text(c.deviceID), .text(c.kind.rawValue), .text(c.via.rawValue),
-                             .from(c.note), .real(c.createdAt.timeIntervalSince1970)]
+                bindings += [.integer(c.sendID), .text(c.activityID), .from(c.deviceID), .text(c.kind.rawValue), .text(c.via.rawValue), .from(c.note), seconds(c.createdAt)]
             }
             try db.run("INSERT INTO budget_charges (send_id, activity_id, device_id, kind, via, note, created_at) VALUES \(values)", bindings)
         }
     }
 
-    func channelHolders(channelID: String, now: Date) throws -> [ChannelHolder] {
-        let t = PostgresValue.real(now.timeIntervalSince1970)
-        return try db.query("""
-            SELECT h.activity_id AS holder_activity, d.* FROM (
-                SELECT t.activity_id, t.device_id FROM activities a JOIN activity_tokens t ON t.activity_id = a.activity_id
-                WHERE a.channel_id = $1 AND (a.ended_at IS NULL OR a.ended_at > $2)
-                UNION
-                SELECT o.activity_id, o.device_id FROM activities a JOIN outbox o ON o.activity_id = a.activity_id
-                WHERE a.channel_id = $3 AND (a.ended_at IS NULL OR a.ended_at > $4) AND o.target = 'push-to-start'
-                    AND o.created_at >= a.started_at AND o.state <> 'failed' AND o.state <> 'pruned' AND o.device_id IS NOT NULL
-            ) h JOIN devices d ON d.device_id = h.device_id
-            ORDER BY h.activity_id, d.device_id
-            """, [.text(channelID), t, .text(channelID), t]).map { ChannelHolder(activityID: $0.string("holder_activity") ?? "", device: deviceRecord($0)) }
+    func insertBroadcastCharges(sendID: Int64, channelID: String, kind: BudgetCharge.Kind, note: String?, now: Date) throws {
+        try db.run(sql(BudgetSQL.insertBroadcastCharges), [.integer(sendID), .text(channelID), seconds(now), .text(kind.rawValue), .from(note)])
     }
 
-    func budgetEntries(deviceID: String, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry] {
-        let d = PostgresValue.text(deviceID), since = PostgresValue.real(immediateSince.timeIntervalSince1970)
-        var entries: [BudgetEntry] = []
-        for row in try db.query("""
-            SELECT activity_id, send_id, id, 'token' AS via, created_at FROM outbox
-            WHERE device_id = $1 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $2
-            UNION ALL
-            SELECT activity_id, send_id, NULL AS id, via, created_at FROM budget_charges WHERE device_id = $3 AND kind = 'immediate' AND created_at >= $4
-            ORDER BY created_at
-            """, [d, since, d, since]) {
-            entries.append(BudgetEntry(kind: .immediate, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
-                                       deliveryID: row.int64("id"), via: row.string("via"), at: date(row, "created_at")))
-        }
-        for row in try db.query("""
-            SELECT activity_id, send_id, id, created_at FROM outbox WHERE device_id = $1 AND target = 'push-to-start' AND created_at >= $2 ORDER BY created_at
-            """, [d, .real(startSince.timeIntervalSince1970)]) {
-            entries.append(BudgetEntry(kind: .start, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
-                                       deliveryID: row.int64("id"), at: date(row, "created_at")))
-        }
-        for row in try db.query("""
-            SELECT activity_id, send_id, via, note, created_at FROM budget_charges WHERE device_id = $1 AND kind = 'lowered' AND created_at >= $2
-            ORDER BY id DESC LIMIT $3
-            """, [d, since, .integer(Int64(limit))]) {
-            entries.append(BudgetEntry(kind: .lowered, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
-                                       via: row.string("via"), note: row.string("note"), at: date(row, "created_at")))
-        }
-        for row in try db.query("""
-            SELECT activity_id, send_id, id, reason, updated_at FROM outbox WHERE device_id = $1 AND state = 'superseded' AND updated_at >= $2
-            ORDER BY id DESC LIMIT $3
-            """, [d, since, .integer(Int64(limit))]) {
-            entries.append(BudgetEntry(kind: .coalesced, activityID: row.string("activity_id") ?? "", sendID: row.int64("send_id"),
-                                       deliveryID: row.int64("id"), via: "token", note: row.string("reason"), at: date(row, "updated_at")))
-        }
-        return entries
+    func channelBudgetUse(channelID: String, now: Date, since: Date, budget: Int, frequentBudget: Int, limit: Int) throws -> ChannelBudgetUse {
+        BudgetSQL.use(try db.query(sql(BudgetSQL.channelBudgetUse), [.text(channelID), seconds(now), seconds(since), .integer(Int64(budget)),
+                                                                    .integer(Int64(frequentBudget)), .integer(Int64(limit))]))
+    }
+
+    func budgetEntries(deviceID: String, followsChannels: Bool, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry] {
+        let d = PostgresValue.text(deviceID), since = seconds(immediateSince), follows = PostgresValue.integer(followsChannels ? 1 : 0), n = PostgresValue.integer(Int64(limit))
+        return BudgetSQL.entries(
+            immediate: try db.query(sql(BudgetSQL.immediateEntries), [d, since, follows]),
+            lowered: try db.query(sql(BudgetSQL.loweredEntries), [d, since, follows, n]),
+            starts: try db.query(sql(BudgetSQL.startEntries), [d, seconds(startSince)]),
+            coalesced: try db.query(sql(BudgetSQL.coalescedEntries), [d, since, n]),
+            date: { date($0, $1) })
     }
 
     /// A transient failure of an update to a token while a newer update for the same activity and
@@ -77,17 +47,7 @@ extension PostgresTransaction {
     /// `record` calls this first; the rows changed here are no longer `sending`, so its update skips them.
     func supersedeReplacedRetries(_ outcomes: [DeliveryOutcome], now: Date) throws {
         for o in outcomes where o.state == .retrying {
-            try db.run("""
-                UPDATE outbox SET state = 'superseded', reason = $1, lease_until = NULL, updated_at = $2
-                WHERE id = $3 AND state = 'sending' AND event = 'update' AND target = 'token' AND EXISTS (
-                    SELECT 1 FROM outbox n WHERE n.activity_id = outbox.activity_id AND n.device_id = outbox.device_id
-                        AND n.event = 'update' AND n.target = 'token' AND n.id <> outbox.id
-                        AND (n.state = 'queued' OR n.state = 'retrying' OR (n.state = 'sending' AND n.id > outbox.id)))
-                """, [.text(Self.replacedOnTheWire(o.reason)), .real(now.timeIntervalSince1970), .integer(o.id)])
+            try db.run(sql(BudgetSQL.supersedeReplacedRetry), [.text(BudgetSQL.replacedOnTheWire(o.reason)), seconds(now), .integer(o.id)])
         }
-    }
-
-    static func replacedOnTheWire(_ reason: String?) -> String {
-        "a newer update replaced it" + (reason.map { " (it failed on the wire and would have been retried: \($0.prefix(200)))" } ?? "")
     }
 }

@@ -441,22 +441,15 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
 
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
-        // Broadcasts spend the budget too (budget_charges, migration 8-budget-ledger).
-        try count("""
-            SELECT (SELECT count(*) FROM outbox WHERE activity_id = $1 AND device_id = $2 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $3)
-                 + (SELECT count(*) FROM budget_charges WHERE activity_id = $1 AND device_id = $2 AND kind = 'immediate' AND created_at >= $3) AS n
-            """, [.text(activityID), .text(deviceID), time(since)])
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = $1 AND device_id = $2 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $3",
+                  [.text(activityID), .text(deviceID), time(since)])
     }
 
     func immediateCounts(activityID: String, since: Date) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try db.query("""
-            SELECT device_id, count(*) AS n FROM (
-                SELECT device_id FROM outbox
-                WHERE activity_id = $1 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $2
-                UNION ALL
-                SELECT device_id FROM budget_charges WHERE activity_id = $1 AND kind = 'immediate' AND created_at >= $2
-            ) spent GROUP BY device_id
+            SELECT device_id, count(*) AS n FROM outbox
+            WHERE activity_id = $1 AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= $2 GROUP BY device_id
             """, [.text(activityID), time(since)]) {
             if let device = row.string("device_id") { counts[device] = row.int("n") ?? 0 }
         }

@@ -512,23 +512,16 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
 
     func immediateCount(activityID: String, deviceID: String, since: Date) throws -> Int {
-        // Broadcasts spend the budget too (budget_charges, migration 8-budget-ledger).
-        try count("""
-            SELECT (SELECT count(*) FROM outbox WHERE activity_id = ? AND device_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ?)
-                 + (SELECT count(*) FROM budget_charges WHERE activity_id = ? AND device_id = ? AND kind = 'immediate' AND created_at >= ?) AS n
-            """, [.text(activityID), .text(deviceID), .real(since.timeIntervalSince1970), .text(activityID), .text(deviceID), .real(since.timeIntervalSince1970)])
+        try count("SELECT count(*) AS n FROM outbox WHERE activity_id = ? AND device_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ?",
+                  [.text(activityID), .text(deviceID), .real(since.timeIntervalSince1970)])
     }
 
     func immediateCounts(activityID: String, since: Date) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         try db.forEachRow("""
-            SELECT device_id, count(*) AS n FROM (
-                SELECT device_id FROM outbox
-                WHERE activity_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ?
-                UNION ALL
-                SELECT device_id FROM budget_charges WHERE activity_id = ? AND kind = 'immediate' AND created_at >= ?
-            ) GROUP BY device_id
-            """, [.text(activityID), .real(since.timeIntervalSince1970), .text(activityID), .real(since.timeIntervalSince1970)]) { row in
+            SELECT device_id, count(*) AS n FROM outbox
+            WHERE activity_id = ? AND target = 'token' AND priority = 10 AND state <> 'superseded' AND created_at >= ? GROUP BY device_id
+            """, [.text(activityID), .real(since.timeIntervalSince1970)]) { row in
             if let device = row.string("device_id") { counts[device] = row.int("n") ?? 0 }
         }
         return counts

@@ -143,16 +143,20 @@ public protocol StoreTransaction {
     /// Marks the newest sent row for this activity and device displayed; returns whether one was.
     func markDisplayed(activityID: String, deviceID: String, at: Date) throws -> Bool
 
-    // MARK: Budget ledger (migration 8-budget-ledger; StoreBudget files)
-    /// Records what sends did to devices' budgets beyond their own outbox rows.
+    // MARK: Budget ledger (migration 8-budget-ledger; BudgetSQL.swift)
+    /// Records what sends did to budgets beyond their own outbox rows.
     func insertBudgetCharges(_ charges: [BudgetCharge]) throws
-    /// The devices holding a running activity (not ended at `now`) that follows `channelID`: by an
-    /// update token, or by a push-to-start of this run of the activity that was not refused.
-    func channelHolders(channelID: String, now: Date) throws -> [ChannelHolder]
-    /// A device's ledger lines: priority-10 pushes (token rows and broadcast charges) and pushes
-    /// lowered to 5 since `immediateSince`, push-to-starts since `startSince`, and updates coalesced
-    /// since `immediateSince` (at most `limit` of each of the last two, newest first).
-    func budgetEntries(deviceID: String, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry]
+    /// Records a broadcast's charge (`deviceID` nil) for every running activity on `channelID`.
+    func insertBroadcastCharges(sendID: Int64, channelID: String, kind: BudgetCharge.Kind, note: String?, now: Date) throws
+    /// Who follows `channelID` at `now` and who of them spent the budget: priority-10 update rows to
+    /// its token since `since`, plus the activity's broadcasts since `since` or since the device began
+    /// to hold it, against `budget` (`frequentBudget` for devices with frequent updates). At most `limit` listed.
+    func channelBudgetUse(channelID: String, now: Date, since: Date, budget: Int, frequentBudget: Int, limit: Int) throws -> ChannelBudgetUse
+    /// A device's ledger lines: priority-10 pushes (its token rows, and with `followsChannels` the
+    /// broadcasts of the activities it holds) and pushes lowered to 5 since `immediateSince`;
+    /// push-to-starts since `startSince`; updates coalesced since `immediateSince` (at most `limit`
+    /// of each of the last two, newest first).
+    func budgetEntries(deviceID: String, followsChannels: Bool, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry]
 
     // MARK: Channels
     func insertChannel(_ channel: ChannelRecord) throws

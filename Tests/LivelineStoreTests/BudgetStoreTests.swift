@@ -44,50 +44,76 @@ enum BudgetStoreContract {
         #expect(after.first { $0.id == thirdRow.id }?.state == .retrying)
     }
 
-    /// Broadcast charges count in `immediateCount(s)`; the holders of a channel; a device's ledger lines.
+    /// Who follows a channel and what each spent (token rows and the activity's broadcasts since the
+    /// device joined it); a device's ledger lines.
     static func ledger(_ store: any Store) throws {
         try StoreContract.seed(store)
+        let flights = "com.example.flights"
         try store.write { tx in
-            try tx.upsertDevice(DeviceRecord(deviceID: "d3", bundleID: "com.example.flights", iosVersion: "18.2", userID: nil, frequentUpdates: true, updatedAt: t0))
-            try tx.upsertActivity(ActivityRecord(activityID: "on-ch", bundleID: "com.example.flights", attributesType: "FlightAttributes", channelID: "ch-1", startedAt: t0))
-            try tx.upsertActivity(ActivityRecord(activityID: "ended", bundleID: "com.example.flights", attributesType: "FlightAttributes", channelID: "ch-1",
+            try tx.upsertDevice(DeviceRecord(deviceID: "d3", bundleID: flights, iosVersion: "18.2", userID: nil, frequentUpdates: true, updatedAt: t0))
+            try tx.upsertDevice(DeviceRecord(deviceID: "old", bundleID: flights, iosVersion: "17.5", userID: nil, frequentUpdates: false, updatedAt: t0))
+            try tx.upsertActivity(ActivityRecord(activityID: "on-ch", bundleID: flights, attributesType: "FlightAttributes", channelID: "ch-1", startedAt: t0))
+            try tx.upsertActivity(ActivityRecord(activityID: "ended", bundleID: flights, attributesType: "FlightAttributes", channelID: "ch-1",
                                                  startedAt: t0, endedAt: t0.addingTimeInterval(1)))
             try tx.setActivityToken(TokenRecord(scope: "ended", deviceID: "d1", token: "tok-ended", registeredAt: t0))
             try tx.setActivityToken(TokenRecord(scope: "on-ch", deviceID: "d1", token: "tok-on-ch", registeredAt: t0))
-            // d3 was push-started on the channel (no update token); d2's start before this run does not count.
-            _ = try tx.insertSend(SendRecord(activityID: "on-ch", event: "start", bundleID: "com.example.flights", body: [], createdAt: t0),
-                                  deliveries: [NewDelivery(deviceID: "d3", target: .pushToStart, token: "pts-d3", priority: 10, notBefore: t0)], now: t0)
-            _ = try tx.insertSend(SendRecord(activityID: "on-ch", event: "start", bundleID: "com.example.flights", body: [], createdAt: t0),
-                                  deliveries: [NewDelivery(deviceID: "d2", target: .pushToStart, token: "pts-d2", priority: 10, notBefore: t0)], now: t0.addingTimeInterval(-10))
+            // d3 was push-started on the channel (no update token), "old" too (iOS 17: tokens, not the channel);
+            // d2's start belongs to an earlier run of the activity.
+            for (device, at) in [("d3", t0), ("old", t0), ("d2", t0.addingTimeInterval(-10))] {
+                _ = try tx.insertSend(SendRecord(activityID: "on-ch", event: "start", bundleID: flights, body: [], createdAt: at),
+                                      deliveries: [NewDelivery(deviceID: device, target: .pushToStart, token: "pts-\(device)", priority: 10, notBefore: at)], now: at)
+            }
         }
-        let holders = try store.write { try $0.channelHolders(channelID: "ch-1", now: t0.addingTimeInterval(5)) }
-        #expect(holders.map { "\($0.activityID) \($0.device.deviceID)" } == ["on-ch d1", "on-ch d3"])
-        #expect(holders.last?.device.frequentUpdates == true)
-
-        let broadcast = try store.write { tx in
-            try tx.insertSend(SendRecord(activityID: "on-ch", event: "update", bundleID: "com.example.flights", body: [], createdAt: t0),
-                              deliveries: [NewDelivery(deviceID: nil, target: .channel, token: "ch-1", priority: 10, notBefore: t0)], now: t0.addingTimeInterval(6))
+        func use(_ budget: Int, at: TimeInterval = 20) throws -> ChannelBudgetUse {
+            try store.write { try $0.channelBudgetUse(channelID: "ch-1", now: t0.addingTimeInterval(at), since: t0, budget: budget, frequentBudget: budget + 1, limit: 10) }
         }
+        func broadcast(_ kind: BudgetCharge.Kind, at: TimeInterval, note: String? = nil) throws {
+            try store.write { tx in
+                let id = try tx.insertSend(SendRecord(activityID: "on-ch", event: "update", bundleID: flights, body: [], createdAt: t0),
+                                           deliveries: [NewDelivery(deviceID: nil, target: .channel, token: "ch-1", priority: kind == .immediate ? 10 : 5, notBefore: t0)],
+                                           now: t0.addingTimeInterval(at)).id
+                try tx.insertBroadcastCharges(sendID: id, channelID: "ch-1", kind: kind, note: note, now: t0.addingTimeInterval(at))
+            }
+        }
+        // Nobody has spent anything: nobody is over a budget of 1.
+        #expect(try use(1) == ChannelBudgetUse(holders: 0, overBudgetCount: 0, overBudget: []))
+        try broadcast(.immediate, at: 6)
+        // One broadcast: d1 (budget 1) is over, d3 (frequent: 2) is not; "old" and the ended activity do not count.
+        #expect(try use(1) == ChannelBudgetUse(holders: 2, overBudgetCount: 1, overBudget: [.init(activityID: "on-ch", deviceID: "d1", spent: 1, budget: 1)]))
+        // A device that joined after a broadcast did not receive it.
         try store.write { tx in
-            try tx.insertBudgetCharges(holders.map { BudgetCharge(sendID: broadcast.id, activityID: $0.activityID, deviceID: $0.device.deviceID, kind: .immediate, via: .channel, createdAt: t0.addingTimeInterval(6)) }
-                                       + [BudgetCharge(sendID: broadcast.id, activityID: "on-ch", deviceID: "d3", kind: .lowered, via: .channel, note: "why", createdAt: t0.addingTimeInterval(7))])
+            try tx.upsertDevice(DeviceRecord(deviceID: "late", bundleID: flights, iosVersion: "18.4", userID: nil, frequentUpdates: false, updatedAt: t0))
+            try tx.setActivityToken(TokenRecord(scope: "on-ch", deviceID: "late", token: "tok-late", registeredAt: t0.addingTimeInterval(7)))
         }
-        #expect(try store.write { try $0.immediateCount(activityID: "on-ch", deviceID: "d3", since: t0) } == 1)
-        #expect(try store.write { try $0.immediateCounts(activityID: "on-ch", since: t0) } == ["d1": 1, "d3": 1])
-        #expect(try store.write { try $0.immediateCounts(activityID: "on-ch", since: t0.addingTimeInterval(7)) } == [:])
+        #expect(try use(1).overBudget.map(\.deviceID) == ["d1"])
+        #expect(try use(1).holders == 3)
+        try broadcast(.lowered, at: 8, note: "why")
+        // Lowered broadcasts spend nothing; outside the hour nothing counts.
+        #expect(try use(1).overBudget.map(\.deviceID) == ["d1"])
+        #expect(try store.write { try $0.channelBudgetUse(channelID: "ch-1", now: t0.addingTimeInterval(20), since: t0.addingTimeInterval(7), budget: 1, frequentBudget: 1, limit: 10) }.overBudgetCount == 0)
 
-        // d1: one token update (a1) coalesced by a newer one, and the broadcast.
-        _ = try StoreContract.update(store, devices: ["d1"], at: t0.addingTimeInterval(8))
+        // d1: a token update (a1) coalesced by a newer one, and the channel's broadcasts.
         _ = try StoreContract.update(store, devices: ["d1"], at: t0.addingTimeInterval(9))
-        let lines = try store.write { try $0.budgetEntries(deviceID: "d1", immediateSince: t0, startSince: t0, limit: 10) }
+        _ = try StoreContract.update(store, devices: ["d1"], at: t0.addingTimeInterval(10))
+        let lines = try store.write { try $0.budgetEntries(deviceID: "d1", followsChannels: true, immediateSince: t0, startSince: t0, limit: 10) }
         #expect(lines.filter { $0.kind == .immediate }.map { "\($0.activityID) \($0.via ?? "")" }.sorted() == ["a1 token", "on-ch channel"])
+        #expect(lines.filter { $0.kind == .lowered }.map { "\($0.activityID) \($0.note ?? "")" } == ["on-ch why"])
         let coalesced = lines.filter { $0.kind == .coalesced }
         #expect(coalesced.count == 1 && coalesced.first?.activityID == "a1" && coalesced.first?.note == "a newer update replaced it")
-        let d3 = try store.write { try $0.budgetEntries(deviceID: "d3", immediateSince: t0, startSince: t0, limit: 10) }
+        // An iOS 17 device of the same activity receives no broadcast.
+        let old = try store.write { try $0.budgetEntries(deviceID: "old", followsChannels: false, immediateSince: t0, startSince: t0, limit: 10) }
+        #expect(old.map(\.kind) == [.start])
+        let late = try store.write { try $0.budgetEntries(deviceID: "late", followsChannels: true, immediateSince: t0, startSince: t0, limit: 10) }
+        #expect(late.map(\.kind) == [.lowered])
+        // Token updates lowered for one device are its own lines.
+        try store.write { tx in
+            try tx.insertBudgetCharges([BudgetCharge(sendID: 1, activityID: "a1", deviceID: "d3", kind: .lowered, via: .token, note: "mine", createdAt: t0.addingTimeInterval(11))])
+        }
+        let d3 = try store.write { try $0.budgetEntries(deviceID: "d3", followsChannels: true, immediateSince: t0, startSince: t0, limit: 10) }
         #expect(d3.filter { $0.kind == .start }.map(\.activityID) == ["on-ch"])
-        #expect(d3.filter { $0.kind == .lowered }.map(\.note) == ["why"])
+        #expect(d3.filter { $0.kind == .lowered }.map(\.note) == ["mine", "why"])
         // Outside the windows nothing is listed.
-        #expect(try store.write { try $0.budgetEntries(deviceID: "d3", immediateSince: t0.addingTimeInterval(100), startSince: t0.addingTimeInterval(100), limit: 10) }.isEmpty)
+        #expect(try store.write { try $0.budgetEntries(deviceID: "d3", followsChannels: true, immediateSince: t0.addingTimeInterval(100), startSince: t0.addingTimeInterval(100), limit: 10) }.isEmpty)
     }
 }
 
@@ -95,6 +121,6 @@ enum BudgetStoreContract {
 struct BudgetStoreTests {
     @Test("a retry under a newer update for the same device is coalesced (superseded, with the reason), not a refused batch", arguments: StoreKind.all)
     func retryUnderANewerUpdate(_ kind: StoreKind) throws { try kind.withStore(BudgetStoreContract.retryUnderANewerUpdate) }
-    @Test("broadcast charges, channel holders and a device's ledger lines", arguments: StoreKind.all)
+    @Test("who follows a channel and who spent the budget; a device's ledger lines", arguments: StoreKind.all)
     func ledger(_ kind: StoreKind) throws { try kind.withStore(BudgetStoreContract.ledger) }
 }
