@@ -119,6 +119,11 @@ struct TokenEnvironmentTests {
     func badDeviceTokenKeptAndMarked() async throws {
         let f = try await ServiceFixture(productionHost: true)
         defer { Task { await f.stop() } }
+        try await Self.badDeviceTokenFlow(f)
+    }
+
+    /// The BadDeviceToken flow on `f` (SQLite here, PostgreSQL in `TokenEnvironmentPostgresTests`).
+    static func badDeviceTokenFlow(_ f: ServiceFixture) async throws {
         try Self.addPhone(f, "prod-phone", .production)
         // The build reported nothing: the app's default (sandbox) is assumed, and the sandbox host refuses the token.
         #expect(try await Self.register(f, "prod-phone", environment: nil).status == 201)
@@ -211,5 +216,19 @@ struct TokenEnvironmentTests {
         #expect(throws: ServiceConfiguration.Problem.self) { try c.set("pushToStartTokenMaxUnseenDays", "-1", source: "test") }
         try c.apply(environment: ["LIVELINE_PUSH_TO_START_TOKEN_MAX_UNSEEN_DAYS": "2", "LIVELINE_APNS_PRODUCTION_HOST": "127.0.0.1:9"])
         #expect(c.pushToStartTokenMaxUnseen == .seconds(172_800) && c.apnsProductionHost == "127.0.0.1:9")
+    }
+}
+
+@Suite("Token environments on PostgreSQL", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 makes this a failure)"))
+struct TokenEnvironmentPostgresTests {
+    @Test("on PostgreSQL: BadDeviceToken keeps the token marked and skipped; registered again for production it reaches the phone through the production host")
+    func badDeviceTokenOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let f = try await ServiceFixture(productionHost: true) { $0.database = database.url() }
+        var failure: (any Error)?
+        do { try await TokenEnvironmentTests.badDeviceTokenFlow(f) } catch { failure = error }
+        await f.stop()
+        if let failure { throw failure }
     }
 }
