@@ -89,6 +89,9 @@ enum ServeCommand: LivelineCommand {
             text += "Database: \(absolute(configuration.database)) (SQLite, WAL)\n"
         }
         text += "APNs: \(configuration.apnsHost.map { "\($0) (CA file \(configuration.caFile ?? "system"))" } ?? "Apple's hosts, per app environment")\n"
+        for (name, host) in [("sandbox", configuration.apnsSandboxHost), ("production", configuration.apnsProductionHost)] {
+            if let host { text += "APNs \(name) tokens: \(host)\n" }
+        }
         var dashboard: ServiceDashboard?
         if let options = dashboardOptions {
             do {
