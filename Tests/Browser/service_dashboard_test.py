@@ -153,6 +153,11 @@ def main():
         detail = driver.find_element(By.CSS_SELECTOR, refused + " td.detail").text
         if "BadDeviceToken" not in detail or "refused this token" not in detail:
             fail(f"the failed delivery does not say why: {detail!r}")
+        # The token is kept, and its row says it is refused (the reason on hover).
+        kept = "section[data-activity='flight-1'] tr.update-token[data-device='phone-2'] td.environment"
+        wait(lambda d: "refused" in " ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, kept)), "the refused token's row to say so")
+        if "refused this token" not in driver.find_element(By.CSS_SELECTOR, kept).get_attribute("title"):
+            fail("the refused token's row does not give the reason on hover")
         page = driver.find_element(By.TAG_NAME, "body").text + driver.page_source
         for secret, what in ((token, "the full update token"), (dead, "the dead token"), (start_token, "the full push-to-start token"), (admin, "the admin key"), ("PRIVATE KEY", "the .p8 key")):
             if secret in page:
