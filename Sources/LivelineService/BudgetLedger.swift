@@ -45,6 +45,7 @@ struct BudgetLedger {
         // Priority 10, per activity (the device keeps one budget per activity).
         var byActivity: [String: [BudgetEntry]] = [:]
         for e in entries where e.kind == .immediate { byActivity[e.activityID, default: []].append(e) }
+        if let activityID, byActivity[activityID] == nil { byActivity[activityID] = [] }  // asked for: shown, even unspent
         let activities = byActivity.keys.sorted().map { id -> JSONValue in
             let spent = byActivity[id]!.sorted { $0.at < $1.at }
             var o: JSONObject = [
@@ -52,8 +53,8 @@ struct BudgetLedger {
                 "byToken": .number(Double(spent.filter { $0.via == "token" }.count)),
                 "byBroadcast": .number(Double(spent.filter { $0.via == "channel" }.count)),
             ]
-            // When the budget is spent, the oldest push leaving the hour frees the next one.
-            if spent.count >= budget, let oldest = spent.first { o["refillsAt"] = .string(ISODate.string(oldest.at.addingTimeInterval(3600))) }
+            // When the budget is spent, the next push is free once enough of these have left the hour.
+            if budget > 0, spent.count >= budget { o["refillsAt"] = .string(ISODate.string(spent[spent.count - budget].at.addingTimeInterval(3600))) }
             return .object(o)
         }
         let starts = entries.filter { $0.kind == .start }.sorted { $0.at < $1.at }
@@ -62,7 +63,9 @@ struct BudgetLedger {
             "spent": .number(Double(starts.count)), "remaining": .number(Double(max(0, startBudget - starts.count))),
             "activityIDs": .array(starts.map { .string($0.activityID) }),
         ]
-        if starts.count >= startBudget, let oldest = starts.first { pushToStart["refillsAt"] = .string(ISODate.string(oldest.at.addingTimeInterval(startWindow))) }
+        if startBudget > 0, starts.count >= startBudget {
+            pushToStart["refillsAt"] = .string(ISODate.string(starts[starts.count - startBudget].at.addingTimeInterval(startWindow)))
+        }
 
         func lines(_ kind: BudgetEntry.Kind) -> JSONValue {
             let list = entries.filter { $0.kind == kind }

@@ -68,6 +68,9 @@ extension Service {
     func getDeviceBudget(_ c: RequestContext) throws -> Answer {
         let deviceID = c.param("deviceID")
         let activityID = c.request.queryValue("activityID")
+        if let activityID, !(1...200).contains(activityID.utf8.count) {
+            throw APIError.invalid("activityID", "must be an activity id of 1 to 200 characters, got \(activityID.utf8.count)")
+        }
         return try store.write { tx in
             guard let device = try tx.device(deviceID) else { throw APIError.notFound("device \(deviceID) is not registered") }
             try c.requireApp(device.bundleID, hiding: "device \(deviceID) is not registered")
@@ -75,8 +78,9 @@ extension Service {
         }
     }
 
-    /// The budget ledgers of the devices of an activity (its update tokens, the devices of its newest 500 deliveries; at most `limit`), each limited to the activity's lines:
-    /// for the service's dashboard, which has no API key (the caller is in the same process).
+    /// The budget ledgers of the devices of an activity (its update tokens, then the devices of its
+    /// newest 500 deliveries: a device on a channel has no token; at most `limit`), each limited to
+    /// the activity's lines: for the service's dashboard, which has no API key (same process).
     public func activityBudgets(_ activityID: String, limit: Int = 20) throws -> JSONValue {
         try store.write { tx in
             guard try tx.activity(activityID) != nil else { return [] }
@@ -84,7 +88,6 @@ extension Service {
             var seen = Set<String>()
             func add(_ id: String?) { if let id, ids.count < limit, seen.insert(id).inserted { ids.append(id) } }
             for t in try tx.activityTokens(activityID: activityID, limit: limit) { add(t.deviceID) }
-            // Devices on a channel have no token: their push-to-start rows name them.
             for d in try tx.deliveries(activityID: activityID, limit: 500) { add(d.deviceID) }
             let ledger = BudgetLedger(configuration)
             return .array(try ids.compactMap { id in

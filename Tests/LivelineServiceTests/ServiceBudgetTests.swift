@@ -133,7 +133,13 @@ struct ServiceBudgetTests {
         #expect(hidden.status == 404)
         #expect(try await f.app.call("GET", "/v1/devices/phone-1/budget").status == 403)
         #expect(try await f.admin.call("GET", "/v1/devices/nobody/budget").status == 404)
+        let long = try await f.admin.call("GET", "/v1/devices/phone-1/budget?activityID=" + String(repeating: "a", count: 201))
+        #expect(long.status == 400)
+        #expect(long.errorMessage.contains("activityID"), "\(long.json)")
         #expect(try await f.admin.call("GET", "/v1/devices/phone-1/budget").json["immediate"]?["budgetPerHour"] == 12)
+        // An activity asked for is listed even before it spent anything.
+        let unspent = try await f.admin.call("GET", "/v1/devices/phone-1/budget?activityID=flight-x")
+        #expect(unspent.json["immediate"]?["activities"] == [["activityID": "flight-x", "spent": 0, "remaining": 12, "byToken": 0, "byBroadcast": 0]], "\(unspent.json)")
     }
 }
 
