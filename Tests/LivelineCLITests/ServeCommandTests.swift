@@ -8,6 +8,7 @@ struct ServeCommandTests {
         (["serve", "--port", "http"], "--port: port must be an integer from 0 to 65535, got 'http'"),
         (["serve", "--ca-file", "/etc/hostname"], "'--ca-file' goes with '--apns-host'"),
         (["serve", "--colour", "red"], "unknown option '--colour'"),
+        (["serve", "--start-shown-within", "soon"], "--start-shown-within: startShownWithinSeconds must be a number from 0.001 to 86400, got 'soon'"),
         (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
     ])
     func usage(_ args: [String], _ message: String) async throws {
@@ -40,6 +41,8 @@ struct ServeCommandTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("LIVELINE_PORT"))
         #expect(result.stdout.contains("apnsHost"))
+        #expect(result.stdout.contains("--start-shown-within <SECONDS>"))
+        #expect(result.stdout.contains("startShownWithinSeconds"))
     }
 
     @Test("an idle service (outbox workers and webhook sender running) uses almost no CPU")
