@@ -153,6 +153,13 @@ def main():
         detail = driver.find_element(By.CSS_SELECTOR, pruned + " td.detail").text
         if not any(reason in detail for reason in ("BadDeviceToken", "Unregistered")) or "token removed" not in detail:
             fail(f"the pruned delivery does not say why: {detail!r}")
+        # Each device's status: phone-1 active and reachable; phone-2's push went to a dead token, and the row says why.
+        status = "section[data-activity='flight-1'] tr.device-status[data-device='%s']"
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, status % "phone-1" + "[data-state='active']"), "phone-1's status to be active")
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, status % "phone-2" + " td.reason code"), "phone-2's status to give a reason")
+        why = driver.find_element(By.CSS_SELECTOR, status % "phone-2" + " td.reason").text
+        if not why.startswith("token-rotated") or not any(reason in why for reason in ("BadDeviceToken", "Unregistered")):
+            fail(f"phone-2's status does not say why the update did not show: {why!r}")
         page = driver.find_element(By.TAG_NAME, "body").text + driver.page_source
         for secret, what in ((token, "the full update token"), (dead, "the dead token"), (start_token, "the full push-to-start token"), (admin, "the admin key"), ("PRIVATE KEY", "the .p8 key")):
             if secret in page:
@@ -179,7 +186,7 @@ def main():
             width, height, colours, share = png_is_not_blank(f.read())
         if width < 800 or height < 600 or colours < 16 or share < 0.02:
             fail(f"the screenshot looks blank: {width}x{height}, {colours} colours, {share:.1%} not background")
-        print(f"service dashboard browser test passed: start and update sent in the DOM, a dead token pruned, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
+        print(f"service dashboard browser test passed: start and update sent in the DOM, a dead token pruned, each device's status and reason, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
     finally:
         if driver is not None:
             driver.quit()
