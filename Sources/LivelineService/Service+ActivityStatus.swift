@@ -82,14 +82,22 @@ extension Service {
 
     // MARK: The status per device
 
-    /// One status per device that the activity's newest `deliveries` and `tokens` name.
+    /// Statuses in one answer at most: each reads its device, so a fan-out's `?limit=10000` stays cheap.
+    static let maxDeviceStatuses = 200
+
+    /// One status per device that the activity's newest `deliveries` and `tokens` name (the first
+    /// `maxDeviceStatuses`, newest activity first).
     static func deviceStatuses(_ activity: ActivityRecord, deliveries: [DeliveryRecord], tokens: [TokenRecord], limit: Int,
                                rules: StatusRules, now: Date, _ tx: any StoreTransaction) throws -> [JSONValue] {
         let reports = try tx.deviceReports(activityID: activity.activityID)
         var order: [String] = []
         var seen = Set<String>()
+        var byDevice: [String: [DeliveryRecord]] = [:]
+        for d in deliveries { if let id = d.deviceID { byDevice[id, default: []].append(d) } }
+        let tokenOf = Dictionary(tokens.map { ($0.deviceID, $0) }, uniquingKeysWith: { a, _ in a })
         for id in deliveries.compactMap(\.deviceID) + tokens.map(\.deviceID) + reports.map(\.deviceID) where seen.insert(id).inserted {
             order.append(id)
+            if order.count >= min(limit, maxDeviceStatuses) { break }
         }
         var sends: [Int64: JSONValue] = [:]
         func body(_ id: Int64) throws -> JSONValue? {
@@ -98,11 +106,10 @@ extension Service {
             sends[id] = json
             return json
         }
-        return try order.prefix(limit).map { deviceID in
-            let mine = deliveries.filter { $0.deviceID == deviceID }
+        return try order.map { deviceID in
             let facts = DeviceFacts(
-                activity: activity, deviceID: deviceID, device: try tx.device(deviceID), deliveries: mine,
-                token: tokens.first { $0.deviceID == deviceID },
+                activity: activity, deviceID: deviceID, device: try tx.device(deviceID), deliveries: byDevice[deviceID] ?? [],
+                token: tokenOf[deviceID],
                 decodeFailure: reports.last { $0.deviceID == deviceID && $0.kind == decodeFailureKind })
             return try facts.status(rules: rules, now: now, body: body)
         }
