@@ -173,6 +173,57 @@ struct ActivityStatusTests {
         #expect(try f.server.store.write { try $0.deviceReports(activityID: "flight-dec") }.map(\.detail) == ["typeMismatch(delayMinutes)"])
     }
 
+    @Test("a device that sends receipts and sent none for the newest accepted update within receiptWithin: no-receipt")
+    func noReceipt() async throws {
+        let f = try await ServiceFixture { $0.receiptWithin = .milliseconds(300) }
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        try await f.startAndRegister("flight-rcpt", phones: ["phone-1"])
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-rcpt/receipts", json: ["deviceID": "phone-1"]).status == 200)
+        let shown = try #require(try await Self.status(f, "flight-rcpt", "phone-1"))
+        #expect(shown["reason"] == nil, "\(shown)")
+        #expect(shown["receipt"]?["event"] == "start")
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-rcpt/update", json: ["contentState": ServiceFixture.state(gate: "F2")]).status == 202)
+        _ = try await f.settled("flight-rcpt")
+        let s = try await Self.reason(f, "flight-rcpt", "phone-1")
+        #expect(s["reason"]?["code"] == "no-receipt", "\(s)")
+        #expect(s["lastDelivery"]?["event"] == "update")
+        #expect(s["state"] == "active")
+    }
+
+    /// An activity as the store holds it, with one update to phone-1 that APNs accepted just now
+    /// (claimed and recorded here, at a due time the outbox workers never reach).
+    static func acceptedNow(_ f: ServiceFixture, _ id: String, startedAgo: TimeInterval, endedAgo: TimeInterval?) throws {
+        let now = Date()
+        let token = String(repeating: "cd", count: 32)
+        let far = now.addingTimeInterval(365 * 86_400)
+        try f.server.store.write { tx in
+            try tx.upsertActivity(ActivityRecord(activityID: id, bundleID: ServiceFixture.bundle, attributesType: "FlightAttributes", channelID: nil,
+                                                 startedAt: now.addingTimeInterval(-startedAgo), endedAt: endedAgo.map { now.addingTimeInterval(-$0) }))
+            try tx.setActivityToken(TokenRecord(scope: id, deviceID: "phone-1", token: token, registeredAt: now.addingTimeInterval(-startedAgo)))
+            _ = try tx.insertSend(SendRecord(activityID: id, event: "update", bundleID: ServiceFixture.bundle, body: Array(#"{"aps":{}}"#.utf8), createdAt: now),
+                                  deliveries: [NewDelivery(deviceID: "phone-1", target: .token, token: token, priority: 10, notBefore: far)], now: now)
+            let rows = try tx.claimDue(now: far.addingTimeInterval(1), limit: 10, leaseUntil: far.addingTimeInterval(60)).filter { $0.activityID == id }
+            try tx.record(rows.map { DeliveryOutcome(id: $0.id, state: .sent, apnsID: UUID().uuidString.lowercased(), status: 200) }, now: now)
+        }
+    }
+
+    @Test("an update APNs accepted after ActivityKit's 8 hours, or after the activity's end: past-8-hours, activity-ended")
+    func acceptedTooLate() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        try await f.register("phone-1")
+        try Self.acceptedNow(f, "late-8h", startedAgo: 9 * 3600, endedAgo: nil)
+        try Self.acceptedNow(f, "late-end", startedAgo: 3600, endedAgo: 600)
+        let late = try #require(try await Self.status(f, "late-8h", "phone-1"))
+        #expect(late["reason"]?["code"] == "past-8-hours", "\(late)")
+        #expect(late["lastDelivery"]?["status"] == 200)
+        let ended = try #require(try await Self.status(f, "late-end", "phone-1"))
+        #expect(ended["reason"]?["code"] == "activity-ended", "\(ended)")
+        #expect(ended["state"] == "ended")
+        #expect(ended["lifecycle"]?["endedBy"] == "the backend's end")
+    }
+
     @Test("past 8 hours the activity is ended on every device by ActivityKit's limit, and dismissed 12 hours after its start")
     func eightAndTwelveHours() async throws {
         let f = try await ServiceFixture()
