@@ -37,7 +37,7 @@ struct DashboardCards: Sendable {
         let journal = control.interactions(deviceID: d.id).map { ($0.sequence, $0.json) } + control.links(deviceID: d.id).map { ($0.sequence, $0.json) }
         return [
             "id": .string(d.id), "name": .string(d.name), "iOS": .string(d.osVersion.description), "environment": .string(d.environment.rawValue),
-            "apps": .array(apps),
+            "apps": .array(apps), "modes": d.modes.json,
             "activities": .array(shown.map { activity($0, now: now) }),
             "log": .array(log.entries(deviceID: d.id).reversed()),
             "journal": .array(journal.sorted { $0.0 > $1.0 }.prefix(20).map(\.1)),

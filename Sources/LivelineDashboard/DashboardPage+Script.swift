@@ -150,6 +150,10 @@ extension DashboardPage {
         }
         html += `<label><input type="checkbox" data-op="frequent-updates" data-bundle="${esc(app.bundleID)}" data-key="frequent-${esc(d.id + app.bundleID)}"${app.frequentUpdatesEnabled ? " checked" : ""}> Frequent updates allowed${app.supportsFrequentUpdates ? "" : " (the app does not ask for them)"}</label>`;
       }
+      // Failures the phone models on purpose (docs/simulator.md, "Device modes").
+      const modes = d.modes || {};
+      html += `<p><label><input type="checkbox" data-op="mode" data-mode="forceQuit" data-key="mode-quit-${esc(d.id)}"${modes.forceQuit ? " checked" : ""}> App force-quit (push-to-start accepted, never shown)</label> ` +
+        `<label><input type="checkbox" data-op="mode" data-mode="withholdsUpdateTokens" data-key="mode-token-${esc(d.id)}"${modes.withholdsUpdateTokens ? " checked" : ""}> Update tokens never arrive</label></p>`;
       html += `<h3>Deliveries</h3><ol class="log deliveries">${d.log.map(logEntry).join("") || "<li class=\"none\">No pushes yet</li>"}</ol>`;
       html += `<h3>Taps and links</h3><ol class="log journal">${d.journal.map(journalEntry).join("") || "<li class=\"none\">None yet</li>"}</ol>`;
       return html;
@@ -175,7 +179,7 @@ extension DashboardPage {
       const focused = old.contains(document.activeElement) ? document.activeElement.dataset.key : null;
       for (const input of old.querySelectorAll("input[data-key], select[data-key]")) {
         const twin = el.querySelector(`[data-key="${CSS.escape(input.dataset.key)}"]`);
-        if (!twin || input.dataset.op === "frequent-updates") continue;
+        if (!twin || input.dataset.op === "frequent-updates" || input.dataset.op === "mode") continue;
         if (input.type === "checkbox") twin.checked = input.checked; else twin.value = input.value;
       }
       old.replaceWith(el);
@@ -249,6 +253,10 @@ extension DashboardPage {
 
     devicesEl.addEventListener("change", async event => {
       const box = event.target;
+      if (box.dataset.op === "mode") {
+        await call(`/simulator/v1/devices/${encodeURIComponent(deviceOf(box))}/modes`, { [box.dataset.mode]: box.checked });
+        return;
+      }
       if (box.dataset.op !== "frequent-updates") return;
       await call(`/simulator/v1/devices/${encodeURIComponent(deviceOf(box))}/frequent-updates`, { bundleID: box.dataset.bundle, enabled: box.checked });
     });

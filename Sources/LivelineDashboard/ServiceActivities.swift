@@ -39,7 +39,6 @@ final class ServiceActivities: Sendable {
     func overview(_ activityID: String) throws -> JSONValue? {
         try revision.withLock { n -> JSONValue? in
             guard case .object(var o)? = try service.activityOverview(activityID) else { return nil }
-            o["budgets"] = try service.activityBudgets(activityID)  // each device's ledger for this activity
             n += 1
             o["revision"] = .number(Double(n))
             return .object(o)

@@ -53,6 +53,18 @@ extension ServiceDashboardPage {
         el("td", { class: "detail" }, ...detail(d)));
     }
 
+    // A device's status: what the service knows or infers, and why a push did not show.
+    function deviceRow(s) {
+      const last = s.lastDelivery, reason = s.reason;
+      return el("tr", { class: "device-status", "data-device": s.deviceID, "data-state": s.state },
+        el("td", {}, s.deviceID, s.iosVersion ? el("small", {}, ` iOS ${s.iosVersion}`) : null),
+        el("td", {}, el("span", { class: "state", "data-state": s.state }, s.state)),
+        el("td", {}, s.reachable ? "yes" : "no"),
+        el("td", {}, last ? `${last.event} · ${last.state}${last.status ? " " + last.status : ""}${last.reason ? " " + last.reason : ""} · ` : "none", last ? time(last.at) : null),
+        el("td", {}, s.receipt ? time(s.receipt.displayedAt) : "none"),
+        el("td", { class: "reason detail" }, reason ? el("code", {}, reason.code) : "", reason ? " " + reason.message : ""));
+    }
+
     function table(label, headings, rows) {
       return el("table", { "aria-label": label },
         el("thead", {}, el("tr", {}, ...headings.map(h => el("th", { scope: "col" }, h)))),
@@ -72,6 +84,7 @@ extension ServiceDashboardPage {
     }
 
     function card(a) {
+      const budgets = (a.devices || []).filter(d => d.budget).map(d => d.budget);
       const titleID = "title-" + cards.size + "-" + a.activityID.replace(/[^A-Za-z0-9_-]/g, "_");
       const counts = Object.entries(a.counts).filter(([, n]) => n > 0)
         .map(([state, n]) => el("span", { class: "state", "data-state": state }, `${n} ${state}`));
@@ -94,8 +107,10 @@ extension ServiceDashboardPage {
         el("p", { class: "counts" }, ...(counts.length ? counts : ["no push yet"])),
         el("h3", {}, `Update tokens (${a.tokenCount})`),
         a.tokens.length ? table("Update tokens", ["Device", "Token", "Registered", "Environment", "Latest push"], tokens) : el("p", {}, "none registered"),
-        ...((a.budgets || []).length ? [el("h3", {}, "Budgets this hour"),
-          table("Budgets", ["Device", "Priority 10", "Push-to-start", "Lowered to 5", "Coalesced"], a.budgets.map(budgetRow))] : []),
+        el("h3", {}, `Devices (${(a.devices || []).length})`),
+        (a.devices || []).length ? table("Devices", ["Device", "State", "Reachable", "Last push (APNs' answer)", "Receipt", "Why it did not show"], a.devices.map(deviceRow)) : el("p", {}, "no device yet"),
+        ...(budgets.length ? [el("h3", {}, "Budgets this hour"),
+          table("Budgets", ["Device", "Priority 10", "Push-to-start", "Lowered to 5", "Coalesced"], budgets.map(budgetRow))] : []),
         el("h3", {}, `Deliveries (newest ${a.deliveries.length})`),
         a.deliveries.length ? table("Deliveries", ["Send", "Event", "Device", "Token", "Priority", "State", "Detail"], a.deliveries.map(deliveryRow)) : el("p", {}, "none yet"));
     }

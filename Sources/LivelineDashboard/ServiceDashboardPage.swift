@@ -54,6 +54,10 @@ enum ServiceDashboardPage {
     .state[data-state="failed"], .state[data-state="pruned"] { color: var(--bad); }
     .state[data-state="retrying"] { color: var(--warn); }
     .state[data-state="queued"], .state[data-state="sending"], .state[data-state="superseded"] { color: var(--idle); }
+    .state[data-state="active"] { color: var(--ok); }
+    .state[data-state="stale"], .state[data-state="started"] { color: var(--warn); }
+    .state[data-state="pending"], .state[data-state="ended"], .state[data-state="dismissed"] { color: var(--idle); }
+    td.reason code { color: var(--bad); font-weight: 600; }
     .ended { color: var(--bad); }
     .changed { animation: flash 1s ease-out; }
     @keyframes flash { from { background: #0969da33; } to { background: transparent; } }

@@ -28,6 +28,13 @@ public protocol LiveActivity: Sendable {
     var activityStateUpdates: AsyncStream<LiveActivityState> { get }
     /// `Activity.contentUpdates`, as the content state's JSON (used for receipts).
     var contentUpdates: AsyncStream<JSONValue> { get }
+    /// Content states the attributes type failed to decode, as the decoder's messages (ActivityKit
+    /// has no such stream: a source that can see the failure provides one; by default it never yields).
+    var contentDecodeFailures: AsyncStream<String> { get }
+}
+
+extension LiveActivity {
+    public var contentDecodeFailures: AsyncStream<String> { AsyncStream { $0.finish() } }
 }
 
 /// The static side of `Activity<Attributes>` for one attributes type.

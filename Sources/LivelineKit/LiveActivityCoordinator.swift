@@ -151,6 +151,18 @@ public actor LiveActivityCoordinator {
         kick()
     }
 
+    /// The app's attributes type failed to decode a content state of the device activity
+    /// `activityID` (for instance a widget extension that decodes with its own `init(from:)` and
+    /// hands the error over): the service's status of the logical activity gives it as the reason.
+    public func reportDecodeFailure(activityID: String, error: String) async {
+        guard let record = state.activities[activityID] else {
+            log("LivelineKit: decode failure for unknown activity \(activityID) not reported")
+            return
+        }
+        await uploader.postDecodeFailure(activityID: record.logicalID, error: error, failedAt: now())
+        kick()
+    }
+
     /// Returns once `count` stream elements have been handled in all.
     public func waitForEvents(_ count: Int) async {
         guard handledEvents < count else { return }
@@ -206,6 +218,11 @@ public actor LiveActivityCoordinator {
             await uploader.postReceipt(activityID: record.logicalID)
             kick()
         }
+        handled()
+    }
+
+    private func decodeFailureEvent(activityID: String, error: String) async {
+        await reportDecodeFailure(activityID: activityID, error: error)
         handled()
     }
 
@@ -267,6 +284,10 @@ public actor LiveActivityCoordinator {
         })
         tasks.append(Task { [weak self] in
             for await s in states { await self?.stateEvent(s, activityID: id) }
+        })
+        let failures = activity.contentDecodeFailures
+        tasks.append(Task { [weak self] in
+            for await error in failures { await self?.decodeFailureEvent(activityID: id, error: error) }
         })
         if configuration.sendsReceipts {
             let contents = activity.contentUpdates

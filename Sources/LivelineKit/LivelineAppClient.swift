@@ -178,6 +178,14 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         _ = try await deviceCall("POST", { _ in ["v1", "activities", activityID, "receipts"] }, body: .object(body))
     }
 
+    /// `POST /v1/activities/{activityID}/decode-failures`: the app's attributes type could not
+    /// decode a content state; the service's status of the activity gives it as the reason.
+    public func postDecodeFailure(activityID: String, deviceID: String, error: String, failedAt: Date? = nil) async throws(LivelineAppError) {
+        var body: JSONObject = ["error": .string(String(error.prefix(1000)))]
+        if let failedAt { body["failedAt"] = .string(Self.iso8601(failedAt)) }
+        _ = try await deviceCall("POST", { _ in ["v1", "activities", activityID, "decode-failures"] }, body: .object(body))
+    }
+
     /// One answer: the status and the JSON body.
     struct Reply: Sendable {
         var status: Int

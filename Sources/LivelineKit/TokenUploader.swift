@@ -124,6 +124,12 @@ public actor TokenUploader {
         enqueue(.receipt(activityID: activityID, deviceID: deviceID, displayedAt: displayedAt ?? environment.now()))
     }
 
+    /// The app's attributes type could not decode a content state of the activity (`error`: the
+    /// decoder's message, without the content itself).
+    public func postDecodeFailure(activityID: String, error: String, failedAt: Date? = nil) {
+        enqueue(.decodeFailure(activityID: activityID, deviceID: deviceID, failedAt: failedAt ?? environment.now(), error: error))
+    }
+
     /// Deletes every update token this device gave the service (or may have, if the app was killed
     /// before the answer) for an activity not in `running`: they were left behind by activities
     /// that ended while the app was not running.
@@ -259,6 +265,7 @@ public actor TokenUploader {
             case .deleteActivityToken(let activity, let device): try await client.deleteActivityToken(activityID: activity, deviceID: device)
             case .interaction(let i): try await client.postInteraction(i)
             case .receipt(let activity, let device, let at): try await client.postReceipt(activityID: activity, deviceID: device, displayedAt: at)
+            case .decodeFailure(let activity, let device, let at, let error): try await client.postDecodeFailure(activityID: activity, deviceID: device, error: error, failedAt: at)
             }
             succeeded(entry)
             report.sent.append(op.summary)
@@ -278,7 +285,7 @@ public actor TokenUploader {
         case .interaction(let i):
             state.delivered.append(i.idempotencyKey)
             if state.delivered.count > Self.deliveredLimit { state.delivered.removeFirst(state.delivered.count - Self.deliveredLimit) }
-        case .receipt: break
+        case .receipt, .decodeFailure: break
         }
         // Replaced while on the wire: the newer one stays queued.
         if state.pending[op.key]?.sequence == entry.sequence { state.pending[op.key] = nil }

@@ -15,6 +15,8 @@ public enum UploadOperation: Sendable, Codable, Equatable {
     case interaction(Interaction)
     /// `POST /v1/activities/{activityID}/receipts`.
     case receipt(activityID: String, deviceID: String, displayedAt: Date)
+    /// `POST /v1/activities/{activityID}/decode-failures` (the newest replaces one not yet sent).
+    case decodeFailure(activityID: String, deviceID: String, failedAt: Date, error: String)
 
     /// Operations with one key replace each other: only the newest is sent. An activity's token and
     /// its deletion share a key (the newest decides); each interaction has its own.
@@ -25,6 +27,7 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         case .activityToken(_, let activity, let device, _), .deleteActivityToken(let activity, let device): "activity|\(activity)|\(device)"
         case .interaction(let i): "interaction|\(i.idempotencyKey)"
         case .receipt(let activity, let device, _): "receipt|\(activity)|\(device)"
+        case .decodeFailure(let activity, let device, _, _): "decode-failure|\(activity)|\(device)"
         }
     }
 
@@ -45,6 +48,7 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         case .deleteActivityToken(let activity, let device): "deletion of \(device)'s token for \(activity)"
         case .interaction(let i): "interaction \(i.action) on \(i.activityID) (\(i.idempotencyKey))"
         case .receipt(let activity, let device, _): "receipt of \(device) for \(activity)"
+        case .decodeFailure(let activity, let device, _, _): "decode failure of \(device) for \(activity)"
         }
     }
 }

@@ -71,12 +71,14 @@ public final class SimulatedActivityKit: Sendable {
                 let token = json["pushToken"]?.stringValue.flatMap { Data(hex: $0) }
                 let state = LiveActivityState(rawValue: json["state"]?.stringValue ?? "") ?? .active
                 let content = json["contentState"] ?? .null
+                let failures = (Int(exactly: json["decodeFailures"]?.numberValue ?? 0) ?? 0, json["lastDecodeFailure"]?.stringValue ?? "")
                 if let existing = w.activities[id] {
-                    actions.append { existing.update(token: token, state: state, content: content) }
+                    actions.append { existing.update(token: token, state: state, content: content) + existing.update(decodeFailures: failures.0, last: failures.1) }
                 } else {
                     let type = json["attributesType"]?.stringValue ?? ""
                     let activity = SimulatedActivity(id: id, attributesType: type, attributes: json["attributes"] ?? .null,
                                                      token: token, state: state, content: content)
+                    _ = activity.update(decodeFailures: failures.0, last: failures.1)
                     w.activities[id] = activity
                     w.order.append(id)
                     if let k = kinds[type] { actions.append { k.yieldActivity(activity) ? 1 : 0 } }
@@ -173,6 +175,8 @@ final class SimulatedActivity: LiveActivity {
     private let tokens = ObservedStream<Data>()
     private let states = ObservedStream<LiveActivityState>()
     private let contents = ObservedStream<JSONValue>()
+    private let failures = ObservedStream<String>()
+    private let failureCount = Mutex(0)
 
     init(id: String, attributesType: String, attributes: JSONValue, token: Data?, state: LiveActivityState, content: JSONValue) {
         self.id = id
@@ -186,6 +190,18 @@ final class SimulatedActivity: LiveActivity {
     var pushTokenUpdates: AsyncStream<Data> { tokens.stream }
     var activityStateUpdates: AsyncStream<LiveActivityState> { states.stream }
     var contentUpdates: AsyncStream<JSONValue> { contents.stream }
+    /// The simulator counts the content states the activity's type failed to decode; each new one
+    /// yields the decoder's last message (what a widget's own decoder would hand the app).
+    var contentDecodeFailures: AsyncStream<String> { failures.stream }
+
+    /// Applies the simulator's decode-failure count; returns 1 when a new failure was yielded.
+    func update(decodeFailures count: Int, last: String) -> Int {
+        let grew = failureCount.withLock { c -> Bool in
+            defer { c = max(c, count) }
+            return count > c
+        }
+        return grew && failures.yield(last) ? 1 : 0
+    }
 
     /// Applies a new look; returns how many elements went to observed streams (one at most per stream).
     func update(token: Data?, state: LiveActivityState, content: JSONValue) -> Int {

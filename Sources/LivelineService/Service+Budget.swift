@@ -77,23 +77,4 @@ extension Service {
             return Answer(200, try BudgetLedger(configuration).snapshot(device: device, activityID: activityID, now: c.now, tx: tx))
         }
     }
-
-    /// The budget ledgers of the devices of an activity (its update tokens, then the devices of its
-    /// newest 500 deliveries: a device on a channel has no token; at most `limit`), each limited to
-    /// the activity's lines: for the service's dashboard, which has no API key (same process).
-    public func activityBudgets(_ activityID: String, limit: Int = 20) throws -> JSONValue {
-        try store.write { tx in
-            guard try tx.activity(activityID) != nil else { return [] }
-            var ids: [String] = []
-            var seen = Set<String>()
-            func add(_ id: String?) { if let id, ids.count < limit, seen.insert(id).inserted { ids.append(id) } }
-            for t in try tx.activityTokens(activityID: activityID, limit: limit) { add(t.deviceID) }
-            for d in try tx.deliveries(activityID: activityID, limit: 500) { add(d.deviceID) }
-            let ledger = BudgetLedger(configuration)
-            return .array(try ids.compactMap { id in
-                guard let device = try tx.device(id) else { return nil }
-                return try ledger.snapshot(device: device, activityID: activityID, now: Date(), tx: tx)
-            })
-        }
-    }
 }

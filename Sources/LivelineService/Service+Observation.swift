@@ -21,15 +21,18 @@ extension Service {
     /// first), each with its state, attempts, apns-id, reason, next attempt and whether it was displayed.
     /// The same fields as `GET /v1/activities/{id}` (docs/dashboard.md, "The service's page").
     public func activityOverview(_ activityID: String, limit: Int = 50) throws -> JSONValue? {
-        try store.write { tx in try Self.overview(activityID, limit: limit, tx) }
+        let rules = StatusRules(configuration)
+        return try store.write { tx in try Self.overview(activityID, limit: limit, tx, rules: rules, now: Date()) }
     }
 
     /// `activityOverview` inside a transaction (`GET /v1/activities/{id}` answers with it too).
-    static func overview(_ activityID: String, limit: Int, _ tx: any StoreTransaction) throws -> JSONValue? {
+    /// `devices` is each device's status (Service+ActivityStatus.swift), judged at `now` with `rules`.
+    static func overview(_ activityID: String, limit: Int, _ tx: any StoreTransaction, rules: StatusRules, now: Date) throws -> JSONValue? {
         guard let a = try tx.activity(activityID) else { return nil }
         let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
         let app = try tx.app(bundleID: a.bundleID)
         let counts = try tx.deliveryCounts(activityID: activityID)
+        let deliveries = try tx.deliveries(activityID: activityID, limit: limit)
         var o: JSONObject = [
             "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
             "startedAt": .string(ISODate.string(a.startedAt)),
@@ -37,7 +40,8 @@ extension Service {
             "tokens": .array(tokens.map { TokenHygiene.json($0, app: app, scopeName: "deviceID", now: Date(), maxUnseen: nil) }),
             "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
             "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),
-            "deliveries": .array(try tx.deliveries(activityID: activityID, limit: limit).map(Self.json)),
+            "deliveries": .array(deliveries.map(Self.json)),
+            "devices": .array(try deviceStatuses(a, deliveries: deliveries, tokens: tokens, limit: limit, rules: rules, now: now, tx)),
         ]
         if let ch = a.channelID { o["channelID"] = .string(ch) }
         if let e = a.endedAt { o["endedAt"] = .string(ISODate.string(e)) }

@@ -62,6 +62,9 @@ extension Service {
             Route(method: "POST", pattern: "/v1/activities/{activityID}/receipts", scope: .app, deviceScoped: true,
                   summary: "The installation displayed the newest content: its delivery becomes displayed (one 404 for unknown, others' and unsent activities).",
                   requestSchema: Schema.object([("deviceID", Schema.string), ("displayedAt", Schema.dateTime)]), success: 200) { s, c in try s.postReceipt(c) },
+            Route(method: "POST", pattern: "/v1/activities/{activityID}/decode-failures", scope: .app, deviceScoped: true,
+                  summary: "The installation's attributes type failed to decode a content state of an activity it holds: the reason its status gives (one report per device is kept, the newest).",
+                  requestSchema: Schema.object([("deviceID", Schema.string), ("error", Schema.string), ("failedAt", Schema.dateTime)], required: ["error"]), success: 201) { s, c in try s.postDecodeFailure(c) },
             Route(method: "POST", pattern: "/v1/activities/{activityID}/start", scope: .admin,
                   summary: "Push-to-start to an audience of devices or users.",
                   requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
@@ -84,7 +87,7 @@ extension Service {
                 s.dispatcher.wake()
                 return a
             },
-            Route(method: "GET", pattern: "/v1/activities/{activityID}", scope: .admin, summary: "Tokens (as prefixes) and each push's result; ?wait=SECONDS waits until every push is final.", success: 200) { s, c in try await s.getActivity(c) },
+            Route(method: "GET", pattern: "/v1/activities/{activityID}", scope: .admin, summary: "Tokens (as prefixes), each push's result, and each device's status (state, lifecycle, last delivery, receipt, and why a push did not show); ?wait=SECONDS waits until every push is final.", success: 200) { s, c in try await s.getActivity(c) },
             Route(method: "POST", pattern: "/v1/channels", scope: .admin, summary: "Create a broadcast channel through APNs (10,000 per app).",
                   requestSchema: Schema.object([("bundleID", Schema.string), ("storagePolicy", ["type": "integer", "enum": [0, 1]])], required: ["bundleID"]),
                   success: 201) { s, c in try await s.createChannel(c) },

@@ -94,6 +94,14 @@ public struct ServiceConfiguration: Sendable {
     /// used for starts; `nil` (0 in files, flags and the environment): never.
     public var pushToStartTokenMaxUnseen: Duration? = .seconds(30 * 86_400)
 
+    // MARK: The per-device status of an activity (Service+ActivityStatus.swift)
+    /// A push-to-start APNs accepted with no update token and no receipt from the device this long
+    /// after is reported as never shown (`start-never-shown`: Apple's force-quit bug).
+    public var startShownWithin: Duration = .seconds(120)
+    /// An update APNs accepted for a device that sends receipts, with none this long after, is
+    /// reported as not displayed (`no-receipt`).
+    public var receiptWithin: Duration = .seconds(60)
+
     public init() {}
 
     /// A problem with the configuration, naming the setting.
@@ -111,6 +119,7 @@ public struct ServiceConfiguration: Sendable {
         "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
         "tlsCertFile", "tlsKeyFile", "apnsSandboxHost", "apnsProductionHost", "pushToStartTokenMaxUnseenDays",
+        "startShownWithinSeconds", "receiptWithinSeconds",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -210,6 +219,8 @@ public struct ServiceConfiguration: Sendable {
                 throw Problem(message: "\(source): webhookAllowPrivate must be true or false, got '\(text.prefix(20))'")
             }
             webhookAllowPrivate = b
+        case "startShownWithinSeconds": startShownWithin = try seconds(0.001...86_400)
+        case "receiptWithinSeconds": receiptWithin = try seconds(0.001...86_400)
         case "tlsCertFile": tlsCertFile = text.isEmpty ? nil : text
         case "tlsKeyFile": tlsKeyFile = text.isEmpty ? nil : text
         case "apnsSandboxHost": apnsSandboxHost = text.isEmpty ? nil : text

@@ -53,6 +53,10 @@ public struct ActivitySnapshot: Sendable, Hashable {
     public var droppedCount: Int
     /// The last alert shown, as JSON.
     public var lastAlert: JSONValue?
+    /// Updates whose `content-state` the activity's type failed to decode, and the last decoder
+    /// message: what an app's widget sees fail, and LivelineKit reports to the service.
+    public var decodeFailures = 0
+    public var lastDecodeFailure: String?
 
     /// `isStale` as ActivityKit reports it.
     public var isStale: Bool { state == .stale }
@@ -70,6 +74,8 @@ public struct DeviceSnapshot: Sendable, Hashable {
     public var environment: APNSEnvironment
     /// Installed apps, in install order.
     public var apps: [InstalledAppSnapshot]
+    /// Failures it models on purpose (force-quit app, withheld update tokens).
+    public var modes = DeviceModes()
 }
 
 /// An app on a simulated device, as a value.

@@ -10,7 +10,7 @@ extension Simulator {
                 guard let d = s.devices[id] else { return nil }
                 return DeviceSnapshot(
                     id: id, name: d.name, osVersion: d.osVersion, environment: d.environment,
-                    apps: d.appOrder.compactMap { s.appSnapshot(deviceID: id, bundleID: $0) })
+                    apps: d.appOrder.compactMap { s.appSnapshot(deviceID: id, bundleID: $0) }, modes: d.modes)
             }
         }
     }
@@ -84,7 +84,7 @@ extension Simulator {
         .array(devices().map { d in
             [
                 "id": .string(d.id), "name": .string(d.name), "iOS": .string(d.osVersion.description),
-                "environment": .string(d.environment.rawValue),
+                "environment": .string(d.environment.rawValue), "modes": d.modes.json,
                 "apps": .array(d.apps.map { a in
                     var tokens = JSONObject()
                     for t in a.activityTypes { if let token = a.pushToStartTokens[t] { tokens[t] = .string(token) } }
@@ -118,6 +118,10 @@ extension Simulator {
         if let d = a.endedAt { o["endedAt"] = .string(SimulatorState.iso(d)) }
         if let d = a.dismissalDate { o["dismissalDate"] = .string(SimulatorState.iso(d)) }
         if let alert = a.lastAlert { o["lastAlert"] = alert }
+        if a.decodeFailures > 0 {
+            o["decodeFailures"] = .number(Double(a.decodeFailures))
+            if let e = a.lastDecodeFailure { o["lastDecodeFailure"] = .string(e) }
+        }
         return .object(o)
     }
 

@@ -4,7 +4,7 @@ import LivelineCore
 /// The control routes as JSON in and JSON out, for any HTTP server to mount (the dashboard does):
 /// `POST /simulator/v1/devices`, `POST /simulator/v1/clock/advance`,
 /// `POST /simulator/v1/activities/{id}/tap|open-link|rotate-token|end|dismiss`,
-/// `POST /simulator/v1/devices/{id}/rotate-push-to-start|frequent-updates`,
+/// `POST /simulator/v1/devices/{id}/rotate-push-to-start|frequent-updates|modes`,
 /// `POST /simulator/v1/devices/{id}/activities` (the app starts an activity, as `Activity.request` does),
 /// `GET /simulator/v1/devices/{id}/journal`. Errors are `{"error": {"code", "message"}}`.
 extension SimulatorControl {
@@ -21,7 +21,7 @@ extension SimulatorControl {
         let route = Array(parts.dropFirst(3))
         let expected: String
         switch (route.count, route.first, route.count > 2 ? route[2] : "") {
-        case (1, "devices", _) where method == "POST", (2, "clock", _), (3, "activities", _), (3, "devices", "rotate-push-to-start"), (3, "devices", "frequent-updates"), (3, "devices", "activities"):
+        case (1, "devices", _) where method == "POST", (2, "clock", _), (3, "activities", _), (3, "devices", "rotate-push-to-start"), (3, "devices", "frequent-updates"), (3, "devices", "activities"), (3, "devices", "modes"):
             expected = "POST"
         case (3, "devices", "journal"):
             expected = "GET"
@@ -114,6 +114,14 @@ extension SimulatorControl {
             try simulator.setFrequentUpdatesEnabled(enabled, bundleID: bundleID, on: id)
             simulator.publish(.device(id))
             return Answer(status: 200, json: ["deviceID": .string(id), "bundleID": .string(bundleID), "frequentUpdatesEnabled": .bool(enabled)])
+        case ("devices", let id, "modes"):
+            // Only the modes given change (DeviceModes.swift).
+            guard var modes = simulator.modes(of: id) else { throw SimulatorError(.unknownDevice, "no device \"\(id)\"") }
+            if let v = try input.bool("forceQuit") { modes.forceQuit = v }
+            if let v = try input.bool("withholdsUpdateTokens") { modes.withholdsUpdateTokens = v }
+            try input.finish()
+            try simulator.setModes(modes, on: id)
+            return Answer(status: 200, json: ["deviceID": .string(id), "modes": modes.json])
         case ("devices", let id, "journal"):
             _ = try defaultApp(on: id)
             let entries = interactions(deviceID: id).map { ($0.sequence, $0.json) } + links(deviceID: id).map { ($0.sequence, $0.json) }

@@ -34,6 +34,8 @@ public struct SimulatorSetup: Sendable {
         public var environment: APNSEnvironment?
         /// Apps to install.
         public var apps: [App]
+        /// Failures it models on purpose (`"modes": {"forceQuit": true, "withholdsUpdateTokens": true}`).
+        public var modes = DeviceModes()
     }
 
     /// An app to install on a device.
@@ -202,7 +204,19 @@ public struct SimulatorSetup: Sendable {
                 }
                 apps.append(App(bundleID: bundle, activityTypes: types, supportsFrequentUpdates: a["frequentUpdates"]?.boolValue ?? false))
             }
-            devices.append(Device(id: d["id"]?.stringValue, name: d["name"]?.stringValue ?? "iPhone \(i + 1)", osVersion: version, environment: env, apps: apps))
+            var modes = DeviceModes()
+            if let m = d["modes"] {
+                guard let o = m.objectValue else { throw fail(at + ".modes", "must be an object such as {\"forceQuit\": true}, got \(m.jsonString)") }
+                for member in o {
+                    guard let b = member.value.boolValue else { throw fail("\(at).modes.\(member.key)", "must be true or false, got \(member.value.jsonString)") }
+                    switch member.key {
+                    case "forceQuit": modes.forceQuit = b
+                    case "withholdsUpdateTokens": modes.withholdsUpdateTokens = b
+                    default: throw fail("\(at).modes.\(member.key)", "unknown mode (expected forceQuit, withholdsUpdateTokens)")
+                    }
+                }
+            }
+            devices.append(Device(id: d["id"]?.stringValue, name: d["name"]?.stringValue ?? "iPhone \(i + 1)", osVersion: version, environment: env, apps: apps, modes: modes))
         }
         var faults: [FaultRule] = []
         for (i, f) in (root["faults"]?.arrayValue ?? []).enumerated() {
@@ -273,6 +287,7 @@ public struct SimulatorSetup: Sendable {
         for d in devices {
             let id = sim.addDevice(name: d.name, osVersion: d.osVersion, environment: d.environment, id: d.id)
             for a in d.apps { try sim.install(a.bundleID, on: id, activityTypes: a.activityTypes, supportsFrequentUpdates: a.supportsFrequentUpdates) }
+            if d.modes != DeviceModes() { try sim.setModes(d.modes, on: id) }
         }
         for f in faults { sim.inject(f) }
         return sim

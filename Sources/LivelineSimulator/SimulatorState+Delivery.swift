@@ -79,6 +79,9 @@ extension SimulatorState {
         if device.osVersion < .pushToStart {
             return drop(deviceID, nil, .unsupportedOS, "push-to-start needs iOS 17.2; the device runs \(device.osVersion)")
         }
+        if device.modes.forceQuit {
+            return drop(deviceID, nil, .forceQuitStart, "the app was force-quit: APNs answered 200 and the device never displays the push-to-start (Apple's known bug)")
+        }
         guard push.alert != nil else {
             return drop(deviceID, nil, .missingAlert, "a push-to-start without \"alert\" is dropped by the device (APNs still answers 200)")
         }
@@ -137,7 +140,8 @@ extension SimulatorState {
     ) -> String {
         let id = rng.uuidString().uppercased()
         var token: String?
-        if issueToken {
+        // A device that withholds update tokens starts the activity and never hands out its token.
+        if issueToken, devices[deviceID]?.modes.withholdsUpdateTokens != true {
             let t = newToken(hexBytes: 80)
             tokens[t] = TokenRecord(deviceID: deviceID, bundleID: bundleID, kind: .activityUpdate(activityID: id), environment: devices[deviceID]!.environment)
             token = t
@@ -188,6 +192,8 @@ extension SimulatorState {
         let type = devices[deviceID]?.apps[s.bundleID]?.types[s.attributesType]
         if let state = push.contentState {
             if let error = type?.contentStateError(.object(state)) {
+                activities[activityID]?.snapshot.decodeFailures += 1
+                activities[activityID]?.snapshot.lastDecodeFailure = error
                 return countDrop(activityID, drop(deviceID, activityID, .decodingFailed, error))
             }
         } else if push.event == .update {

@@ -34,6 +34,8 @@ struct SimulatorState: Sendable {
         var environment: APNSEnvironment
         var apps: [String: AppInstall] = [:]
         var appOrder: [String] = []
+        /// Force-quit app, withheld update tokens (DeviceModes.swift).
+        var modes = DeviceModes()
     }
 
     struct ActivityRecord: Sendable {

@@ -318,3 +318,28 @@ public struct InstallationRecord: Sendable, Hashable {
         self.createdAt = createdAt
     }
 }
+
+// MARK: - Device reports (migration 7-activity-status)
+
+/// Something a device reported about one of its activities besides a receipt: a content state its
+/// attributes type failed to decode (`kind` `decode-failure`, `detail` the decoder's message).
+public struct DeviceReportRecord: Sendable, Hashable {
+    public var id: Int64
+    public var activityID: String
+    public var deviceID: String
+    public var kind: String
+    public var detail: String
+    /// When the device says it happened.
+    public var reportedAt: Date
+    /// When the service stored it.
+    public var createdAt: Date
+    public init(id: Int64 = 0, activityID: String, deviceID: String, kind: String, detail: String, reportedAt: Date, createdAt: Date) {
+        self.id = id
+        self.activityID = activityID
+        self.deviceID = deviceID
+        self.kind = kind
+        self.detail = detail
+        self.reportedAt = reportedAt
+        self.createdAt = createdAt
+    }
+}

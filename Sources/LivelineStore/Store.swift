@@ -209,4 +209,11 @@ public protocol StoreTransaction {
     func claimIdempotencyKey(keyID: String, key: String, requestHash: String, now: Date) throws -> IdempotentAnswer?
     /// A page of interactions after id `after`, oldest first.
     func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord]
+
+    // MARK: Device reports (migration 7-activity-status; StoreTransaction+DeviceReports in each store)
+    /// Stores a device's report about an activity (a decode failure) in place of its previous
+    /// report of the same kind; returns it with its id.
+    func replaceDeviceReport(_ report: DeviceReportRecord) throws -> DeviceReportRecord
+    /// The activity's reports: one per device and kind, oldest first.
+    func deviceReports(activityID: String) throws -> [DeviceReportRecord]
 }

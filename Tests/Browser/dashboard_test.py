@@ -127,6 +127,21 @@ def main():
         if driver.execute_script("return document.activeElement.tagName") == "BUTTON" and outline == "none":
             fail("the focused button shows no focus outline")
 
+        # The force-quit mode from its checkbox: the next push-to-start is accepted (200) and never shown.
+        driver.find_element(By.CSS_SELECTOR, "#device-iphone input[data-op='mode'][data-mode='forceQuit']").click()
+        wait(lambda d: api("/simulator/v1/devices")[0]["modes"]["forceQuit"] is True, "the force-quit mode to be set")
+        send("start", "--token", info["start"], "--example", "flight", "--alert-title", "Tracking again", "--input-push-token")
+        wait(lambda d: "force-quit-start-not-shown" in d.find_element(By.CSS_SELECTOR, "#device-iphone .deliveries li").text,
+             "the force-quit start in the delivery log")
+        if len(api("/simulator/v1/activities")) != 1:
+            fail("a push-to-start to the force-quit app started an activity")
+        if not driver.find_element(By.CSS_SELECTOR, "#device-iphone input[data-op='mode'][data-mode='forceQuit']").is_selected():
+            fail("the redrawn card does not show the force-quit mode")
+        driver.find_element(By.CSS_SELECTOR, "#device-iphone input[data-op='mode'][data-mode='forceQuit']").click()
+        wait(lambda d: api("/simulator/v1/devices")[0]["modes"]["forceQuit"] is False, "the force-quit mode to be cleared")
+        wait(lambda d: not d.find_element(By.CSS_SELECTOR, "#device-iphone input[data-op='mode'][data-mode='forceQuit']").is_selected(),
+             "the redrawn card to show the mode cleared")
+
         # A screenshot that shows something.
         shot = os.environ.get("DASHBOARD_SCREENSHOT") or os.path.join(work, "dashboard.png")
         driver.save_screenshot(shot)

@@ -158,6 +158,13 @@ def main():
         wait(lambda d: "refused" in " ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, kept)), "the refused token's row to say so")
         if "refused this token" not in driver.find_element(By.CSS_SELECTOR, kept).get_attribute("title"):
             fail("the refused token's row does not give the reason on hover")
+        # Each device's status: phone-1 active and reachable; phone-2's token was refused by APNs, and the row says why.
+        status = "section[data-activity='flight-1'] tr.device-status[data-device='%s']"
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, status % "phone-1" + "[data-state='active']"), "phone-1's status to be active")
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, status % "phone-2" + " td.reason code"), "phone-2's status to give a reason")
+        why = driver.find_element(By.CSS_SELECTOR, status % "phone-2" + " td.reason").text
+        if not why.startswith("token-refused") or "BadDeviceToken" not in why:
+            fail(f"phone-2's status does not say why the update did not show: {why!r}")
         page = driver.find_element(By.TAG_NAME, "body").text + driver.page_source
         for secret, what in ((token, "the full update token"), (dead, "the dead token"), (start_token, "the full push-to-start token"), (admin, "the admin key"), ("PRIVATE KEY", "the .p8 key")):
             if secret in page:
@@ -184,7 +191,7 @@ def main():
             width, height, colours, share = png_is_not_blank(f.read())
         if width < 800 or height < 600 or colours < 16 or share < 0.02:
             fail(f"the screenshot looks blank: {width}x{height}, {colours} colours, {share:.1%} not background")
-        print(f"service dashboard browser test passed: start and update sent in the DOM, a refused token's delivery failed with the reason, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
+        print(f"service dashboard browser test passed: start and update sent in the DOM, a refused token's delivery failed with the reason, each device's status and reason, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
     finally:
         if driver is not None:
             driver.quit()

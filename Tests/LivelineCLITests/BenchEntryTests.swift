@@ -63,10 +63,14 @@ struct BenchEntryTests {
 
     @Test("liveline bench without liveline-bench beside it names the build command")
     func notBuilt() async throws {
-        let directory = try CLI.temporaryDirectory()
+        // Beside the build directory, so that the hard link below stays on one file system.
+        let directory = CLI.binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("bench-entry-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let alone = directory.appendingPathComponent("liveline")
-        try FileManager.default.copyItem(at: CLI.binary, to: alone)
+        // A hard link, not a copy: a copy is written through a descriptor of this process, which a
+        // child forked meanwhile by another test inherits, and exec then fails with "Text file busy".
+        try FileManager.default.linkItem(at: CLI.binary, to: alone)
         let result = try await CLI.run(["bench", "ui", "--help"], executable: alone)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)

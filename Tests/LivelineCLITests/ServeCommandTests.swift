@@ -9,6 +9,7 @@ struct ServeCommandTests {
         (["serve", "--ca-file", "/etc/hostname"], "'--ca-file' goes with '--apns-host'"),
         (["serve", "--colour", "red"], "unknown option '--colour'"),
         (["serve", "--push-to-start-token-max-unseen-days", "-2"], "--push-to-start-token-max-unseen-days: pushToStartTokenMaxUnseenDays must be a number from 0 to 3650, got '-2'"),
+        (["serve", "--start-shown-within", "soon"], "--start-shown-within: startShownWithinSeconds must be a number from 0.001 to 86400, got 'soon'"),
         (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
     ])
     func usage(_ args: [String], _ message: String) async throws {
@@ -44,6 +45,8 @@ struct ServeCommandTests {
         // Token hygiene: the per-environment hosts and the push-to-start expiry, with what they do.
         #expect(result.stdout.contains("--apns-production-host") && result.stdout.contains("--apns-sandbox-host"))
         #expect(result.stdout.contains("--push-to-start-token-max-unseen-days") && result.stdout.contains("0: never; default 30"))
+        #expect(result.stdout.contains("--start-shown-within <SECONDS>"))
+        #expect(result.stdout.contains("startShownWithinSeconds"))
     }
 
     @Test("an idle service (outbox workers and webhook sender running) uses almost no CPU")

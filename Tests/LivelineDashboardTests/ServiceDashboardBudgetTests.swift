@@ -5,7 +5,7 @@ import Testing
 
 @Suite("The service's dashboard: each device's budget for an activity")
 struct ServiceDashboardBudgetTests {
-    @Test("an activity's overview on the page carries its devices' ledgers: priority-10 spent, the budget, lowered and coalesced; the script renders them")
+    @Test("each device's status on the page carries its ledger for the activity: priority-10 spent, the budget, lowered and coalesced; the script renders them")
     func budgetsOnThePage() async throws {
         try await ServiceDashboardFixture.with { f in
             let flight = try f.startFlight()
@@ -16,7 +16,7 @@ struct ServiceDashboardBudgetTests {
             #expect(sent.status == 202, "\(sent.text)")
             try await f.waitFinal("flight-1")
             let one = try await f.page("/api/activities/flight-1")
-            let budget = try #require(one.json["budgets"]?.arrayValue?.first { $0["deviceID"] == "phone-1" }, "\(one.text)")
+            let budget = try #require(one.json["devices"]?.arrayValue?.first { $0["deviceID"] == "phone-1" }?["budget"], "\(one.text)")
             #expect(budget["activityID"] == "flight-1")
             #expect(budget["immediate"]?["activities"]?.arrayValue?.first?["spent"] == 1)
             #expect(budget["immediate"]?["budgetPerHour"] == 12)

@@ -53,6 +53,12 @@ struct ServiceBudgetTests {
         #expect(ledger.json["lowered"]?["recent"]?.arrayValue?.first?["via"] == "channel")
         #expect(ledger.json["pushToStart"]?["spent"] == 1)
         #expect(ledger.json["pushToStart"]?["activityIDs"] == ["match-1"])
+        // The activity's status carries each device's budget for it.
+        let status = try await f.admin.call("GET", "/v1/activities/match-1")
+        let budget = try #require(status.json["devices"]?.arrayValue?.first { $0["deviceID"] == "new-phone" }?["budget"], "\(status.json)")
+        #expect(budget["activityID"] == "match-1")
+        #expect(budget["immediate"]?["activities"]?.arrayValue?.first?["byBroadcast"] == .number(Double(deviceBudget)))
+        #expect(budget["lowered"]?["count"] == 1)
     }
 
     @Test("broadcasts count against the budget of every phone on the channel; over it they go at 5 and the phone shows them")

@@ -152,7 +152,7 @@ struct ServiceDocumentTests {
         #expect(doc.json["openapi"] == "3.1.0")
         let paths = try #require(doc.json["paths"]?.objectValue)
         for path in ["/v1/devices/{deviceID}", "/v1/devices/{deviceID}/push-to-start/{attributesType}", "/v1/activities/{activityID}/tokens/{deviceID}",
-                     "/v1/activities/{activityID}/interactions", "/v1/activities/{activityID}/receipts", "/v1/apps", "/v1/activities/{activityID}/start",
+                     "/v1/activities/{activityID}/interactions", "/v1/activities/{activityID}/receipts", "/v1/activities/{activityID}/decode-failures", "/v1/apps", "/v1/activities/{activityID}/start",
                      "/v1/activities/{activityID}/update", "/v1/activities/{activityID}/end", "/v1/activities/{activityID}", "/v1/channels", "/healthz", "/metrics"] {
             #expect(paths[path] != nil, "missing \(path)")
         }

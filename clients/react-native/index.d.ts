@@ -59,7 +59,8 @@ export type UploadOperation =
   | { kind: 'pushToStart'; token: string; attributesType: string; deviceID: string }
   | { kind: 'activityToken'; token: string; activityID: string; deviceID: string; attributesType: string | null }
   | { kind: 'deleteActivityToken'; activityID: string; deviceID: string }
-  | { kind: 'interaction'; interaction: Interaction };
+  | { kind: 'interaction'; interaction: Interaction }
+  | { kind: 'decodeFailure'; activityID: string; deviceID: string; error: string; failedAt: number };
 
 export interface DrainReport {
   /** Summaries (ids and token prefixes) of what the service accepted. */
@@ -85,6 +86,8 @@ export interface LivelineClient {
   deleteActivityToken(activityID: string): Promise<void>;
   reconcile(runningActivityIDs: Iterable<string>): Promise<void>;
   postInteraction(interaction: Interaction): Promise<void>;
+  /** The app's attributes type could not decode a content state of the activity (the decoder's message, at most 1000 characters). */
+  postDecodeFailure(activityID: string, error: string): Promise<void>;
   pending(): Promise<UploadOperation[]>;
   drain(options?: { withinMs?: number }): Promise<DrainReport>;
 }

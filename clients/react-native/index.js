@@ -41,6 +41,7 @@ function keyOf(op) {
     case 'pushToStart': return `push-to-start|${op.attributesType}|${op.deviceID}`;
     case 'activityToken': case 'deleteActivityToken': return `activity|${op.activityID}|${op.deviceID}`;
     case 'interaction': return `interaction|${op.interaction.idempotencyKey}`;
+    case 'decodeFailure': return `decode-failure|${op.activityID}|${op.deviceID}`;
     default: throw new Error(`unknown operation ${op.kind}`);
   }
 }
@@ -52,6 +53,7 @@ function summary(op) {
     case 'activityToken': return `token of ${op.deviceID} for ${op.activityID} (${prefix(op.token)})`;
     case 'deleteActivityToken': return `deletion of ${op.deviceID}'s token for ${op.activityID}`;
     case 'interaction': return `interaction ${op.interaction.action} on ${op.interaction.activityID} (${op.interaction.idempotencyKey})`;
+    case 'decodeFailure': return `decode failure of ${op.deviceID} for ${op.activityID}`;
     default: return op.kind;
   }
 }
@@ -259,6 +261,8 @@ export function createLivelineClient(options) {
         if (i.payload !== undefined) body.payload = i.payload;
         return deviceCall('POST', () => ['v1', 'activities', i.activityID, 'interactions'], body, { 'Idempotency-Key': i.idempotencyKey });
       }
+      case 'decodeFailure':
+        return deviceCall('POST', () => ['v1', 'activities', op.activityID, 'decode-failures'], { error: op.error, failedAt: new Date(op.failedAt).toISOString() });
       default: throw new Error(`unknown operation ${op.kind}`);
     }
   }
@@ -399,6 +403,14 @@ export function createLivelineClient(options) {
       const op = { kind: 'interaction', interaction };
       if (state.delivered.includes(interaction.idempotencyKey) || state.pending[keyOf(op)]) return;
       await enqueue(op);
+    },
+    /** The app's attributes type could not decode a content state of `activityID` (the logical id):
+     *  `error` is the decoder's message, without the content. The service's status gives it as the reason. */
+    async postDecodeFailure(activityID, error) {
+      await load();
+      const text = String(error ?? '').slice(0, 1000);
+      if (!activityID || !text.trim()) throw new Error('a decode failure needs the activity id and the decoder\'s message');
+      await enqueue({ kind: 'decodeFailure', activityID, deviceID, error: text, failedAt: now() });
     },
     /** What is queued, oldest first. */
     async pending() {

@@ -153,3 +153,24 @@ test('the installation: made once with the app key, its secret in secureStorage,
   assert.equal((await service.call('PUT', `/v1/devices/${id}`, { bundleID: bundle, iosVersion: '16.0' }, service.appKey)).status, 403);
   assert.equal((await service.call('DELETE', '/v1/devices/inst_000000000000000000000000', undefined, stored.secret)).status, 404);
 });
+
+test('a content state the app failed to decode is reported for its activity and becomes the reason in the service\'s status; another installation cannot report on it', async () => {
+  const client = makeClient();
+  await client.registerDevice({ bundleID: bundle, iosVersion: '18.2' });
+  await client.setActivityToken('flight-dec', token(), 'FlightAttributes');
+  await client.postDecodeFailure('flight-dec', 'dataCorrupted(status): Cannot initialize FlightStatus from invalid String value landed');
+  const report = await client.drain();
+  assert.ok(report.sent.includes(`decode failure of ${client.deviceID} for flight-dec`), JSON.stringify(report));
+  const installation = await client.installationID();
+  const status = (await service.call('GET', '/v1/activities/flight-dec')).json.devices.find((d) => d.deviceID === installation);
+  assert.equal(status.reason.code, 'decode-failed', JSON.stringify(status));
+  assert.match(status.reason.message, /invalid String value landed/);
+
+  const stranger = makeClient();
+  await stranger.registerDevice({ bundleID: bundle, iosVersion: '18.2' });
+  await stranger.postDecodeFailure('flight-dec', 'keyNotFound(gate)');
+  const refused = await stranger.drain();
+  assert.equal(refused.sent.filter((s) => s.startsWith('decode failure')).length, 0);
+  assert.equal(refused.dropped.length, 1, JSON.stringify(refused));
+  await assert.rejects(client.postDecodeFailure('flight-dec', '  '), /decoder's message/);
+});

@@ -1,0 +1,44 @@
+import Foundation
+import LivelinePostgres
+import LivelineSQLite
+
+/// Device reports (migration 7-activity-status): the same operations in SQLite and PostgreSQL.
+/// One row per activity, device and kind: a new report replaces the previous one, so a device
+/// that reports again and again holds one row.
+extension SQLiteTransaction {
+    func replaceDeviceReport(_ r: DeviceReportRecord) throws -> DeviceReportRecord {
+        _ = try db.run("DELETE FROM device_reports WHERE activity_id = ? AND device_id = ? AND kind = ?", [.text(r.activityID), .text(r.deviceID), .text(r.kind)])
+        _ = try db.run("INSERT INTO device_reports (activity_id, device_id, kind, detail, reported_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [.text(r.activityID), .text(r.deviceID), .text(r.kind), .text(r.detail), .real(r.reportedAt.timeIntervalSince1970), .real(r.createdAt.timeIntervalSince1970)])
+        var stored = r
+        stored.id = db.lastInsertRowID
+        return stored
+    }
+
+    func deviceReports(activityID: String) throws -> [DeviceReportRecord] {
+        try db.query("SELECT * FROM device_reports WHERE activity_id = ? ORDER BY id", [.text(activityID)]).map(deviceReportRecord)
+    }
+}
+
+extension PostgresTransaction {
+    func replaceDeviceReport(_ r: DeviceReportRecord) throws -> DeviceReportRecord {
+        _ = try db.run("DELETE FROM device_reports WHERE activity_id = $1 AND device_id = $2 AND kind = $3", [.text(r.activityID), .text(r.deviceID), .text(r.kind)])
+        let row = try db.queryOne("INSERT INTO device_reports (activity_id, device_id, kind, detail, reported_at, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                                  [.text(r.activityID), .text(r.deviceID), .text(r.kind), .text(r.detail), .real(r.reportedAt.timeIntervalSince1970), .real(r.createdAt.timeIntervalSince1970)])
+        var stored = r
+        stored.id = row?.int64("id") ?? 0
+        return stored
+    }
+
+    func deviceReports(activityID: String) throws -> [DeviceReportRecord] {
+        try db.query("SELECT * FROM device_reports WHERE activity_id = $1 ORDER BY id", [.text(activityID)]).map(deviceReportRecord)
+    }
+}
+
+extension RecordDecoding {
+    func deviceReportRecord(_ row: some StoreRow) -> DeviceReportRecord {
+        DeviceReportRecord(id: row.int64("id") ?? 0, activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "",
+                           kind: row.string("kind") ?? "", detail: row.string("detail") ?? "",
+                           reportedAt: date(row, "reported_at"), createdAt: date(row, "created_at"))
+    }
+}
