@@ -63,6 +63,21 @@ struct ServiceAppBuildsTests {
     func refusedNamingTheDevices() async throws {
         let f = try await Self.fixture()
         defer { Task { await f.stop() } }
+        try await Self.trap(f)
+    }
+
+    @Test("the same on PostgreSQL: refused with the devices named, nothing queued", .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does"))
+    func refusedOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        let f = try await Self.fixture { $0.database = database.url() }
+        var failure: (any Error)?
+        do { try await Self.trap(f) } catch { failure = error }
+        await f.stop()
+        if let failure { throw failure }
+    }
+
+    static func trap(_ f: ServiceFixture) async throws {
         try await Self.register(f, "phone-old", build: "41", version: "1")
         try await Self.register(f, "phone-new", build: "52", version: "2")
         try await f.startAndRegister("flight-ob", phones: ["phone-old", "phone-new"])
