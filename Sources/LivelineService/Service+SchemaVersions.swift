@@ -28,10 +28,11 @@ extension Service {
         ]
     }
 
-    /// Versions apply to every app's pushes of a type: only an admin key of every app may change them.
+    /// Versions apply to every app's pushes of a type, and their device counts span every app:
+    /// only an admin key of every app reads or changes them.
     private func requireEveryApp(_ c: RequestContext) throws {
         if let apps = c.key?.apps {
-            throw APIError(403, "forbidden", "schema versions apply to every app's pushes; this key acts on \(apps.joined(separator: ", ")) only (use an admin key of every app)")
+            throw APIError(403, "forbidden", "schema versions apply to every app's pushes and count every app's devices; this key acts on \(apps.joined(separator: ", ")) only (use an admin key of every app)")
         }
     }
 
@@ -81,11 +82,13 @@ extension Service {
     }
 
     func listSchemas(_ c: RequestContext) throws -> Answer {
+        try requireEveryApp(c)
         let types = try store.write { tx in try schemas.keys.sorted().map { try typeJSON($0, tx, withSchemas: false) } }
         return Answer(200, ["types": .array(types)])
     }
 
     func getSchema(_ c: RequestContext) throws -> Answer {
+        try requireEveryApp(c)
         let type = try knownType(c)
         return Answer(200, try store.write { tx in try typeJSON(type, tx, withSchemas: true) })
     }

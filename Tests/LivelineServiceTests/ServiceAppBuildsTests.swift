@@ -271,6 +271,7 @@ struct ServiceAppBuildsTests {
         let limited = APIClient(baseURL: f.admin.baseURL, key: some.json["key"]?.stringValue)
         let forbidden = try await limited.call("PUT", "/v1/schemas/FlightAttributes/versions/1", json: Self.version1)
         #expect(forbidden.status == 403, "\(forbidden.json)")
+        #expect(try await limited.call("GET", "/v1/schemas").status == 403, "device counts span every app")
         #expect(try await f.app.call("GET", "/v1/schemas").status == 403, "an app key reads no schema versions")
         #expect(try await f.admin.call("GET", "/v1/schemas/FlightAttributes").json["versions"] == [], "nothing was stored")
     }
