@@ -196,20 +196,24 @@ struct OlderBuildCheck: Sendable {
 }
 
 extension Service {
-    /// An update or end: the activity's update-token holders. A device reached through the
-    /// activity's channel (iOS 18 and later) gets what the channel carries, so it cannot be skipped.
+    /// An update or end: the activity's update-token holders and, when it has a channel, the devices
+    /// push-started on it (an iOS 18 device follows the channel without an update token). A device
+    /// reached through the channel gets what the channel carries, so it cannot be skipped.
     func checkOlderBuilds(_ tx: any StoreTransaction, activity: ActivityRecord, state: JSONObject?, targets: [(token: TokenRecord, device: DeviceRecord?)],
                           policy: OlderBuildPolicy) throws -> OlderBuildCheck {
         guard state != nil, !activity.attributesType.isEmpty, try tx.hasActiveSchemaVersions(attributesType: activity.attributesType) else { return OlderBuildCheck() }
-        let installed = try tx.installedVersions(activityID: activity.activityID, attributesType: activity.attributesType)
+        let hasChannel = activity.channelID != nil
+        let installed = try tx.installedVersions(activityID: activity.activityID, attributesType: activity.attributesType, pushStarted: hasChannel)
         var viaChannel = Set<String>()
-        if activity.channelID != nil {
+        let holders = Set(targets.map(\.token.deviceID))
+        if hasChannel {
             for t in targets {
                 if let d = t.device, let v = OSVersionNumber(d.iosVersion), v >= OSVersionNumber(18, 0) { viaChannel.insert(d.deviceID) }
             }
+            for d in installed where !holders.contains(d.deviceID) { viaChannel.insert(d.deviceID) }
         }
-        return try checkOlderBuilds(tx, type: activity.attributesType, state: state, attributes: nil, installed: installed, targetCount: targets.count,
-                                    unskippable: viaChannel, keepsChannel: activity.channelID != nil, policy: policy)
+        return try checkOlderBuilds(tx, type: activity.attributesType, state: state, attributes: nil, installed: installed,
+                                    targetCount: holders.union(installed.map(\.deviceID)).count, unskippable: viaChannel, keepsChannel: hasChannel, policy: policy)
     }
 
     /// A push-to-start: the audience's devices; the attributes are checked too.

@@ -24,12 +24,15 @@ extension PostgresTransaction {
         return deviceBuildRecord(row, versions: try db.query("SELECT * FROM device_schema_versions WHERE device_id = $1", [.text(deviceID)]))
     }
 
-    func installedVersions(activityID: String, attributesType: String) throws -> [InstalledVersion] {
-        try db.query("""
-            SELECT t.device_id, v.version, b.app_build FROM activity_tokens t
+    func installedVersions(activityID: String, attributesType: String, pushStarted: Bool) throws -> [InstalledVersion] {
+        let holders = pushStarted
+            ? "SELECT device_id FROM activity_tokens WHERE activity_id = $2 UNION SELECT device_id FROM outbox WHERE activity_id = $2 AND target = 'push-to-start' AND device_id IS NOT NULL"
+            : "SELECT device_id FROM activity_tokens WHERE activity_id = $2"
+        return try db.query("""
+            SELECT t.device_id, v.version, b.app_build FROM (\(holders)) t
             JOIN device_schema_versions v ON v.device_id = t.device_id AND v.attributes_type = $1
             LEFT JOIN device_builds b ON b.device_id = t.device_id
-            WHERE t.activity_id = $2 ORDER BY t.device_id
+            ORDER BY t.device_id
             """, [.text(attributesType), .text(activityID)]).map(installedVersion)
     }
 

@@ -192,8 +192,9 @@ public protocol StoreTransaction {
     /// Replaces what the device reported of its app (an empty record removes it).
     func setDeviceBuild(_ build: DeviceBuildRecord) throws
     func deviceBuild(deviceID: String) throws -> DeviceBuildRecord?
-    /// The devices holding an update token for the activity that reported a version of `attributesType`.
-    func installedVersions(activityID: String, attributesType: String) throws -> [InstalledVersion]
+    /// The devices holding an update token for the activity that reported a version of `attributesType`;
+    /// with `pushStarted`, also those a push-to-start of the activity was queued for (they may follow its channel).
+    func installedVersions(activityID: String, attributesType: String, pushStarted: Bool) throws -> [InstalledVersion]
     /// The same for the devices `deviceIDs` (a start's audience).
     func installedVersions(deviceIDs: [String], attributesType: String) throws -> [InstalledVersion]
     /// How many devices report each version of `attributesType`, with their builds.

@@ -33,8 +33,8 @@ struct ServiceAppBuildsTests {
     }
 
     /// The device registration an app sends, with its build and schema version.
-    static func register(_ f: ServiceFixture, _ phone: String, build: String?, version: String?) async throws {
-        var body: JSONObject = ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"]
+    static func register(_ f: ServiceFixture, _ phone: String, build: String?, version: String?, ios: String = "18.2") async throws {
+        var body: JSONObject = ["bundleID": .string(ServiceFixture.bundle), "iosVersion": .string(ios)]
         if let build { body["appBuild"] = .string(build); body["appVersion"] = "1.4" }
         if let version { body["schemaVersions"] = ["FlightAttributes": .string(version)] }
         let d = try await f.admin.call("PUT", "/v1/devices/\(phone)", json: .object(body))
@@ -213,6 +213,33 @@ struct ServiceAppBuildsTests {
         try await f.startAndRegister("flight-rt2", phones: ["phone-old"])
         let unchecked = try await f.admin.call("POST", "/v1/activities/flight-rt2/update", json: ["contentState": ServiceFixture.state(status: "cancelled")])
         #expect(unchecked.status == 202 && unchecked.json["olderBuilds"] == nil, "\(unchecked.json)")
+    }
+
+    @Test("an iOS 18 phone on the old build follows the activity's channel: it is checked though it holds no update token, and cannot be skipped")
+    func channelFollower() async throws {
+        let f = try await ServiceFixture(phones: [("phone-old", "18.2"), ("phone-17", "17.5")])
+        defer { Task { await f.stop() } }
+        let old = try ActivitySchema(json: .object((Self.version1.objectValue ?? [:]).merging(["name": "FlightAttributes"])))
+        _ = try f.simulator.install(ServiceFixture.bundle, on: "phone-old", activityTypes: [.schema(old)])
+        try await Self.register(f, "phone-old", build: "41", version: "1")
+        try await Self.register(f, "phone-17", build: "52", version: "2", ios: "17.5")
+        #expect(try await Self.putVersion(f, "1", Self.version1).status == 201)
+        let channel = try await f.admin.call("POST", "/v1/channels", json: ["bundleID": .string(ServiceFixture.bundle)])
+        var start = f.startBody(devices: ["phone-old", "phone-17"]).objectValue ?? [:]
+        start["channelID"] = .string(try #require(channel.json["channelID"]?.stringValue))
+        let started = try await f.admin.call("POST", "/v1/activities/flight-ch/start", json: .object(start))
+        #expect(started.status == 202 && started.json["queued"] == 2, "\(started.json)")
+        let settledStart = try await f.settled("flight-ch")
+        #expect(f.deviceActivity("flight-ch", on: "phone-old")?.channelID != nil, "the old phone follows the channel")
+        let token = try #require(f.deviceActivity("flight-ch", on: "phone-17")?.pushToken, "\(settledStart.json)")
+        #expect(try await f.admin.call("PUT", "/v1/activities/flight-ch/tokens/phone-17", json: ["token": .string(token)]).status == 201)
+
+        let fine = try await f.admin.call("POST", "/v1/activities/flight-ch/update", json: ["contentState": ServiceFixture.state(status: "boarding")])
+        #expect(fine.status == 202 && fine.json["olderBuilds"]?["checked"] == [["version": "1", "devices": 1, "decodes": true, "ignores": ["aps.content-state.gate"]]], "\(fine.json)")
+        let skip = try await f.admin.call("POST", "/v1/activities/flight-ch/update", json: ["contentState": ServiceFixture.state(status: "cancelled"), "olderBuilds": "skip"])
+        #expect(skip.status == 422 && skip.errorCode == "older-build-cannot-decode", "\(skip.json)")
+        #expect(skip.errorMessage.contains("through its channel"), "\(skip.errorMessage)")
+        #expect(skip.json["error"]?["devices"] == [["deviceID": "phone-old", "appBuild": "41", "schemaVersion": "1"]], "\(skip.json)")
     }
 
     @Test("registration: build fields are validated with 400s naming the field, shown on the device, and cleared when left out")

@@ -18,9 +18,15 @@ struct AppBuildStoreTests {
         }
         try store.write { (tx: any StoreTransaction) throws -> Void in
             #expect(try tx.deviceBuild(deviceID: "d1") == DeviceBuildRecord(deviceID: "d1", appBuild: "41", appVersion: "1.3", schemaVersions: ["FlightAttributes": "1", "Other": "7"], updatedAt: t0))
-            #expect(try tx.installedVersions(activityID: "a1", attributesType: "FlightAttributes") == [
+            #expect(try tx.installedVersions(activityID: "a1", attributesType: "FlightAttributes", pushStarted: false) == [
                 InstalledVersion(deviceID: "d1", version: "1", appBuild: "41"), InstalledVersion(deviceID: "d2", version: "2", appBuild: "52")])
-            #expect(try tx.installedVersions(activityID: "a1", attributesType: "Other") == [InstalledVersion(deviceID: "d1", version: "7", appBuild: "41")])
+            #expect(try tx.installedVersions(activityID: "a1", attributesType: "Other", pushStarted: false) == [InstalledVersion(deviceID: "d1", version: "7", appBuild: "41")])
+            // d3 holds no token of a1 but was push-started on it (it may follow a1's channel).
+            _ = try tx.insertSend(SendRecord(activityID: "a1", event: "start", bundleID: "com.example.flights", body: Array("{}".utf8), createdAt: t0),
+                                  deliveries: [NewDelivery(deviceID: "d3", target: .pushToStart, token: "pts-d3", priority: 10, notBefore: t0),
+                                               NewDelivery(deviceID: "d1", target: .pushToStart, token: "pts-d1", priority: 10, notBefore: t0)], now: t0)
+            #expect(try tx.installedVersions(activityID: "a1", attributesType: "FlightAttributes", pushStarted: true).map(\.deviceID) == ["d1", "d2", "d3"])
+            #expect(try tx.installedVersions(activityID: "a1", attributesType: "FlightAttributes", pushStarted: false).map(\.deviceID) == ["d1", "d2"])
             #expect(try tx.installedVersions(deviceIDs: ["d3", "d2", "nobody"], attributesType: "FlightAttributes").map(\.deviceID) == ["d2", "d3"])
             let populations = try tx.versionPopulations(attributesType: "FlightAttributes")
             #expect(populations.map(\.version) == ["1", "2"] && populations.map(\.devices) == [2, 1])
@@ -32,7 +38,7 @@ struct AppBuildStoreTests {
             try tx.setDeviceBuild(DeviceBuildRecord(deviceID: "d3", appBuild: nil, appVersion: nil, schemaVersions: [:], updatedAt: t0))
         }
         try store.write { (tx: any StoreTransaction) throws -> Void in
-            #expect(try tx.installedVersions(activityID: "a1", attributesType: "Other") == [])
+            #expect(try tx.installedVersions(activityID: "a1", attributesType: "Other", pushStarted: false) == [])
             #expect(try tx.deviceBuild(deviceID: "d3") == nil)
             #expect(try tx.versionPopulations(attributesType: "FlightAttributes").map(\.devices) == [2])
             // Deleting a device deletes what it reported.
