@@ -37,6 +37,7 @@ import PackageDescription
 // Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting; nothing depends on them.
 let package = Package(
     name: "Liveline",
+    // The platforms of the portable modules (below): the only ones a package on macOS or iOS sees.
     platforms: [.macOS(.v14), .iOS(.v17)],
     // Products are what a user's package can name. Every type in a product's public API comes from
     // a product, or is re-exported as one `public typealias` by the module whose API uses it
@@ -148,3 +149,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Only the payload contract and the app side build outside Linux: the server modules need epoll
+// (LivelineHTTP2) and Debian's C libraries. So on macOS (Xcode, an iOS app depending on this package)
+// the manifest declares those modules and nothing else, and the platforms above are true of all it
+// declares. `LIVELINE_PORTABLE_ONLY=1` gives the same manifest on Linux, which is how
+// scripts/check-ios-sources.sh builds it.
+#if os(Linux)
+let portableOnly = Context.environment["LIVELINE_PORTABLE_ONLY"] == "1"
+#else
+let portableOnly = true
+#endif
+if portableOnly {
+    let portable: Set<String> = [
+        "LivelineCore", "LivelineKit", "LivelineCoreTests",
+        "FlightTrackerShared", "FlightTrackerApp", "FlightTrackerWidget",
+    ]
+    package.targets = package.targets.filter { portable.contains($0.name) }
+    package.products = package.products.filter { portable.contains($0.name) }
+}

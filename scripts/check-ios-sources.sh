@@ -106,3 +106,17 @@ if [ -d clients/react-native/ios ]; then
     done
     echo "check-ios-sources: LiveActivityModule.m exports every @objc method of the Swift module"
 fi
+
+# The manifest a Mac sees (Package.swift declares only the portable modules outside Linux): it must
+# stand on its own, with the platforms it states.
+SWIFT=${SWIFT:-swift}
+described=$(LIVELINE_PORTABLE_ONLY=1 "$SWIFT" package describe --type json) || fail "the portable manifest (LIVELINE_PORTABLE_ONLY=1) does not load"
+echo "$described" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+targets = sorted(t["name"] for t in d["targets"])
+want = ["FlightTrackerApp", "FlightTrackerShared", "FlightTrackerWidget", "LivelineCore", "LivelineCoreTests", "LivelineKit"]
+if targets != want: sys.exit("portable manifest declares %s, expected %s" % (targets, want))
+if sorted(p["name"] for p in d["products"]) != ["LivelineCore", "LivelineKit"]: sys.exit("portable manifest products: %s" % [p["name"] for p in d["products"]])
+' || fail "the portable manifest declares the wrong modules"
+echo "check-ios-sources: the manifest outside Linux declares LivelineCore, LivelineKit and the example's app half only"

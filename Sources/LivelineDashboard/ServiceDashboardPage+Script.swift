@@ -69,6 +69,8 @@ extension ServiceDashboardPage {
         const d = latest.get(t.deviceID);
         return el("tr", { class: "update-token", "data-device": t.deviceID },
           el("td", {}, t.deviceID), el("td", { class: "token" }, t.token), el("td", {}, time(t.registeredAt)),
+          el("td", { class: "environment", "data-state": t.state || "active", title: t.reason || "" },
+             (t.environment || "?") + (t.state && t.state !== "active" ? " · " + t.state : "")),
           el("td", {}, d ? el("span", { class: "state", "data-state": d.displayed ? "displayed" : d.state }, d.displayed ? "displayed" : d.state) : "no push yet"));
       });
       return el("section", { class: "activity changed", "data-activity": a.activityID, "aria-labelledby": titleID },
@@ -79,7 +81,7 @@ extension ServiceDashboardPage {
           a.final ? " · every push is final" : " · pushes in progress"),
         el("p", { class: "counts" }, ...(counts.length ? counts : ["no push yet"])),
         el("h3", {}, `Update tokens (${a.tokenCount})`),
-        a.tokens.length ? table("Update tokens", ["Device", "Token", "Registered", "Latest push"], tokens) : el("p", {}, "none registered"),
+        a.tokens.length ? table("Update tokens", ["Device", "Token", "Registered", "Environment", "Latest push"], tokens) : el("p", {}, "none registered"),
         el("h3", {}, `Deliveries (newest ${a.deliveries.length})`),
         a.deliveries.length ? table("Deliveries", ["Send", "Event", "Device", "Token", "Priority", "State", "Detail"], a.deliveries.map(deliveryRow)) : el("p", {}, "none yet"));
     }

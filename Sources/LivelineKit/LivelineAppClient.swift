@@ -32,6 +32,10 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
     /// update token for an activity the service did not push-start on it, e.g. one the app started
     /// itself under an id the backend chose. Called when the service answers 404 for the activity.
     public var activityGrantProvider: (@Sendable (_ installationID: String, _ activityID: String) async -> String?)?
+    /// The APNs environment of this build's tokens, sent with each token as `environment`
+    /// (`APSEnvironment.current`, from the embedded provisioning profile, unless set); `nil`: the
+    /// service uses the app's default environment.
+    public var apsEnvironment: APSEnvironment? = APSEnvironment.current
 
     /// - Parameters:
     ///   - baseURL: the service's address.
@@ -123,7 +127,9 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
 
     /// `PUT /v1/devices/{deviceID}/push-to-start/{attributesType}` with the hex token.
     public func putPushToStartToken(_ token: String, attributesType: String, deviceID: String) async throws(LivelineAppError) {
-        _ = try await deviceCall("PUT", { ["v1", "devices", $0, "push-to-start", attributesType] }, body: ["token": .string(token)])
+        var body: JSONObject = ["token": .string(token)]
+        if let apsEnvironment { body["environment"] = .string(apsEnvironment.rawValue) }
+        _ = try await deviceCall("PUT", { ["v1", "devices", $0, "push-to-start", attributesType] }, body: .object(body))
     }
 
     /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`: the update token for the logical activity.
@@ -133,6 +139,7 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         var body: JSONObject = ["token": .string(token)]
         if let attributesType { body["attributesType"] = .string(attributesType) }
         if let grant { body["grant"] = .string(grant) }
+        if let apsEnvironment { body["environment"] = .string(apsEnvironment.rawValue) }
         do throws(LivelineAppError) {
             _ = try await deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
         } catch where error.status == 404 && error.code == "not-found" && grant == nil {

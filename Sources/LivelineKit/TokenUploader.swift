@@ -155,13 +155,25 @@ public actor TokenUploader {
     }
 
     private func enqueueToken(_ op: UploadOperation, token: String) {
-        // Sent once: a token the service holds is not sent again (ActivityKit re-delivers it).
-        if state.confirmed[op.key]?.token == token {
+        // Sent once: a token the service holds is not sent again (ActivityKit re-delivers it),
+        // except a push-to-start token last reported long ago (the service expires unseen ones).
+        if state.confirmed[op.key]?.token == token, !isDueForReport(op) {
             if state.pending[op.key] != nil { state.pending[op.key] = nil; persist() }
             return
         }
         if case let existing? = state.pending[op.key]?.operation, existing == op { return }
         enqueue(op)
+    }
+
+    /// A push-to-start token is reported again once `pushToStartReportInterval` has passed since
+    /// the service last confirmed it: the service skips push-to-start tokens it has not seen for a
+    /// configured time (30 days by default), so an app that launches keeps its token in use.
+    public static let pushToStartReportInterval: TimeInterval = 24 * 3600
+
+    private func isDueForReport(_ op: UploadOperation) -> Bool {
+        guard case .pushToStartToken = op, let confirmed = state.confirmed[op.key] else { return false }
+        guard let at = confirmed.confirmedAt else { return true }
+        return environment.now().timeIntervalSince(at) >= Self.pushToStartReportInterval
     }
 
     private func enqueue(_ op: UploadOperation) {
@@ -260,7 +272,7 @@ public actor TokenUploader {
         let op = entry.operation
         switch op {
         case .registerDevice(let d): state.device = d
-        case .pushToStartToken(let t, _, let device): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: nil, deviceID: device)
+        case .pushToStartToken(let t, _, let device): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: nil, deviceID: device, confirmedAt: environment.now())
         case .activityToken(let t, let activity, let device, _): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: activity, deviceID: device)
         case .deleteActivityToken: state.confirmed[op.key] = nil
         case .interaction(let i):

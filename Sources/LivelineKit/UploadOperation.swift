@@ -64,6 +64,10 @@ struct ConfirmedToken: Sendable, Codable, Equatable {
     /// The logical activity id for update tokens, nil for push-to-start tokens.
     var activityID: String?
     var deviceID: String
+    /// When the service last confirmed it (push-to-start tokens are reported again after
+    /// `TokenUploader.pushToStartReportInterval`, so the service sees them in use); `nil` in queues
+    /// written before it was kept.
+    var confirmedAt: Date? = nil
 }
 
 /// Everything the uploader keeps on disk, written atomically after each change.

@@ -15,6 +15,9 @@ public actor SimulatedPhoneApp {
     public let uploader: TokenUploader
     public let coordinator: LiveActivityCoordinator
     private var yielded = 0
+    /// The client the app was built with, and whether its environment came from the phone.
+    private var client: LivelineAppClient
+    private let deviceID: String
 
     /// - Parameters:
     ///   - device: the registration (its `deviceID` is the simulator's device id).
@@ -27,6 +30,8 @@ public actor SimulatedPhoneApp {
                 configure: (inout LiveActivityCoordinator.Configuration) -> Void = { _ in },
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         activityKit = SimulatedActivityKit(deviceID: device.deviceID, bundleID: device.bundleID)
+        self.client = client
+        deviceID = device.deviceID
         uploader = try TokenUploader(directory: directory, client: client, deviceID: device.deviceID, environment: UploaderEnvironment(log: log))
         var configuration = LiveActivityCoordinator.Configuration(device: device)
         configuration.drainsAutomatically = false
@@ -41,8 +46,20 @@ public actor SimulatedPhoneApp {
     @discardableResult
     public func launch(devices: JSONValue, activities: JSONValue, within budget: Duration = .seconds(25)) async -> TokenUploader.DrainReport {
         activityKit.apply(devices: devices, activities: activities)
+        await adoptEnvironment(devices)
         await coordinator.start()
         return await uploader.drain(within: budget)
+    }
+
+    /// The simulated build's `aps-environment` is its phone's (the simulator's stand-in for the
+    /// embedded provisioning profile), unless the client states one: LivelineKit then sends it
+    /// with every token, as on a real phone.
+    private func adoptEnvironment(_ devices: JSONValue) async {
+        guard client.apsEnvironment == nil,
+              let device = devices.arrayValue?.first(where: { $0["id"]?.stringValue == deviceID }),
+              let environment = device["environment"]?.stringValue.flatMap(APSEnvironment.init(entitlement:)) else { return }
+        client.apsEnvironment = environment
+        await uploader.setClient(client)
     }
 
     /// The app sees what changed since the last look (new activities, rotated tokens, ended

@@ -4,8 +4,8 @@ import LivelineCrypto
 import LivelineStore
 import Synchronization
 
-/// One `APNSClient` per app, made from the app's stored credentials the first time it is needed
-/// and replaced when the app is registered again with other credentials.
+/// One `APNSClient` per app and APNs environment, made from the app's stored credentials the first
+/// time it is needed and replaced when the app is registered again with other credentials.
 final class ClientRegistry: Sendable {
     private let clients = Mutex([String: (app: AppRecord, client: APNSClient)]())
     private let configuration: ServiceConfiguration
@@ -16,20 +16,24 @@ final class ClientRegistry: Sendable {
         self.vault = vault
     }
 
-    /// Where an app's pushes go.
-    func environment(for app: AppRecord) throws(APIError) -> APNSConfiguration.Environment {
-        if let override = configuration.apnsHost {
+    /// Where an app's pushes to tokens of `environment` (`sandbox` or `production`; `nil`: the app's default) go.
+    func environment(for app: AppRecord, tokens environment: String? = nil) throws(APIError) -> APNSConfiguration.Environment {
+        let environment = environment ?? app.environment
+        let perEnvironment = environment == "production" ? configuration.apnsProductionHost : configuration.apnsSandboxHost
+        if let override = perEnvironment ?? configuration.apnsHost {
             let parts = override.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else {
                 throw APIError(500, "configuration", "apnsHost must be host:port, got '\(override)'")
             }
             return .custom(host: String(parts[0]), port: port, caFile: configuration.caFile)
         }
-        return app.environment == "production" ? .production : .sandbox
+        return environment == "production" ? .production : .sandbox
     }
 
-    func client(for app: AppRecord) throws(APIError) -> APNSClient {
-        if let existing = clients.withLock({ $0[app.bundleID] }), existing.app == app { return existing.client }
+    func client(for app: AppRecord, tokens environment: String? = nil) throws(APIError) -> APNSClient {
+        let environment = environment ?? app.environment
+        let slot = app.bundleID + " " + environment
+        if let existing = clients.withLock({ $0[slot] }), existing.app == app { return existing.client }
         let key: P256PrivateKey
         let pem: String
         do { pem = try vault.open(app.keyPEM, bundleID: app.bundleID) } catch { throw APIError(500, "bad-app-key", error.message) }
@@ -39,11 +43,11 @@ final class ClientRegistry: Sendable {
         var retries = APNSConfiguration.Retries()
         retries.maxRetries = 0  // the outbox retries, with backoff that survives a restart
         let client = APNSClient(configuration: APNSConfiguration(
-            authentication: .token(key: key, keyID: app.keyID, teamID: app.teamID), environment: try environment(for: app),
+            authentication: .token(key: key, keyID: app.keyID, teamID: app.teamID), environment: try self.environment(for: app, tokens: environment),
             connectionCount: configuration.connections, retries: retries, maxInFlight: configuration.maxInFlight))
         let replaced = clients.withLock { clients -> APNSClient? in
-            let old = clients[app.bundleID]?.client
-            clients[app.bundleID] = (app, client)
+            let old = clients[slot]?.client
+            clients[slot] = (app, client)
             return old
         }
         if let replaced { Task { await replaced.shutdown() } }

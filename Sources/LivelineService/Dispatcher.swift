@@ -119,7 +119,7 @@ final class Dispatcher: Sendable {
         var sends: [Int64: SendRecord] = [:]
         var requests: [Int64: PushRequest] = [:]
         var outcomes: [DeliveryOutcome] = []
-        var byApp: [String: [(DeliveryRecord, PushRequest)]] = [:]
+        var byApp: [String: [(DeliveryRecord, PushRequest)]] = [:]  // by bundle id and the tokens' environment
         var apps: [String: AppRecord] = [:]
         var prune: [(DeliveryRecord, APNSResult.Rejection)] = []
 
@@ -136,8 +136,13 @@ final class Dispatcher: Sendable {
                 let bundleID = send.bundleID
                 apps[bundleID] = try? await store.write { try $0.app(bundleID: bundleID) }
             }
-            guard apps[send.bundleID] != nil else {
+            guard let app = apps[send.bundleID] else {
                 outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "app \(send.bundleID) is not registered (POST /v1/apps)"))
+                continue
+            }
+            let environment = row.environment ?? app.environment
+            guard app.enabledEnvironments.contains(environment) else {  // refused before APNs is asked (TokenHygiene)
+                outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: TokenHygiene.mismatch(environment, app: app)))
                 continue
             }
             let request: PushRequest
@@ -152,7 +157,7 @@ final class Dispatcher: Sendable {
             }
             var perRow = request
             perRow.priority = row.priority == 5 ? .considerate : .immediate
-            byApp[send.bundleID, default: []].append((row, perRow))
+            byApp[send.bundleID + " " + environment, default: []].append((row, perRow))
         }
 
         func classify(_ row: DeliveryRecord, _ result: APNSResult) {
@@ -181,10 +186,12 @@ final class Dispatcher: Sendable {
             }
         }
 
-        for (bundleID, items) in byApp {
+        for (slot, items) in byApp {
+            let parts = slot.split(separator: " ")
+            let bundleID = String(parts[0])
             guard let app = apps[bundleID] else { continue }
             let client: APNSClient
-            do { client = try clients.client(for: app) } catch {
+            do { client = try clients.client(for: app, tokens: String(parts[1])) } catch {
                 for (row, _) in items { outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: error.message)) }
                 continue
             }
@@ -232,6 +239,8 @@ final class Dispatcher: Sendable {
     }
 
     static func pruneOutcome(_ row: DeliveryRecord, _ r: APNSResult.Rejection, _ tx: any StoreTransaction) throws -> DeliveryOutcome {
+        // BadDeviceToken: most often a token of the other environment; kept and marked, not deleted.
+        if r.reason == .badDeviceToken { return try TokenHygiene.refuseOutcome(row, r, tx) }
         let reason = r.reason.rawValue
         guard let device = row.deviceID else { return DeliveryOutcome(id: row.id, state: .failed, apnsID: r.apnsID, status: r.status, reason: reason) }
         let current: TokenRecord?

@@ -28,12 +28,13 @@ extension Service {
     static func overview(_ activityID: String, limit: Int, _ tx: any StoreTransaction) throws -> JSONValue? {
         guard let a = try tx.activity(activityID) else { return nil }
         let tokens = try tx.activityTokens(activityID: activityID, limit: limit)
+        let app = try tx.app(bundleID: a.bundleID)
         let counts = try tx.deliveryCounts(activityID: activityID)
         var o: JSONObject = [
             "activityID": .string(a.activityID), "bundleID": .string(a.bundleID), "attributesType": .string(a.attributesType),
             "startedAt": .string(ISODate.string(a.startedAt)),
             "tokenCount": .number(Double(try tx.activityTokenCount(activityID: activityID))),
-            "tokens": .array(tokens.map { ["deviceID": .string($0.deviceID), "token": .string(Self.prefix($0.token)), "registeredAt": .string(ISODate.string($0.registeredAt))] }),
+            "tokens": .array(tokens.map { TokenHygiene.json($0, app: app, scopeName: "deviceID", now: Date(), maxUnseen: nil) }),
             "counts": .object(JSONObject(DeliveryState.allCases.map { .init(key: $0.rawValue, value: .number(Double(counts[$0] ?? 0))) })),
             "final": .bool(counts.filter { !$0.key.isFinal }.values.reduce(0, +) == 0),
             "deliveries": .array(try tx.deliveries(activityID: activityID, limit: limit).map(Self.json)),

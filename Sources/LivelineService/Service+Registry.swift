@@ -62,7 +62,9 @@ extension Service {
     func getDevice(_ c: RequestContext) throws -> Answer {
         guard let device = try store.write({ try $0.device(c.param("deviceID")) }) else { throw APIError.notFound("device \(c.param("deviceID")) is not registered") }
         try c.requireApp(device.bundleID, hiding: "device \(c.param("deviceID")) is not registered")
-        return Answer(200, try deviceJSON(device))
+        var answer = try deviceJSON(device).objectValue ?? [:]
+        answer["pushToStartTokens"] = try store.write { tx in try pushToStartTokensJSON(device, tx, now: c.now) }
+        return Answer(200, .object(answer))
     }
 
     func deleteDevice(_ c: RequestContext) async throws -> Answer {
@@ -83,18 +85,19 @@ extension Service {
         return .object(o)
     }
 
-    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?, grant: String?) {
+    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?, grant: String?, environment: String?) {
         var body = try JSONBody(c.request.body)
         let token = try body.requiredString("token", maxLength: 400)
         let type = try body.string("attributesType", maxLength: 200)
         let grant = try body.string("grant", maxLength: 4096)
+        let environment = try TokenHygiene.environmentField(try body.string("environment", maxLength: 40))
         try body.finish()
         try Self.checkToken(token)
-        return (token.lowercased(), type, grant)
+        return (token.lowercased(), type, grant, environment)
     }
 
     func putPushToStartToken(_ c: RequestContext) async throws -> Answer {
-        let (token, extra, grant) = try tokenBody(c)
+        let (token, extra, grant, environment) = try tokenBody(c)
         if extra != nil { throw APIError(400, "unknown-field", "attributesType: unknown field (the path names the type)", field: "attributesType") }
         if grant != nil { throw APIError(400, "unknown-field", "grant: unknown field (grants are for update tokens)", field: "grant") }
         let deviceID = try ownDevice(c, c.param("deviceID")), type = c.param("attributesType")
@@ -104,14 +107,16 @@ extension Service {
                 throw APIError(422, "push-to-start-unsupported", "device \(deviceID) runs iOS \(device.iosVersion); push-to-start needs iOS 17.2 or later")
             }
             let previous = try tx.pushToStartToken(deviceID: deviceID, attributesType: type)
-            try tx.setPushToStartToken(TokenRecord(scope: type, deviceID: deviceID, token: token, registeredAt: c.now))
+            let record = TokenRecord(scope: type, deviceID: deviceID, token: token, registeredAt: c.now, environment: environment)
+            try tx.setPushToStartToken(record)
             return Answer(previous == nil ? 201 : 200, ["deviceID": .string(deviceID), "attributesType": .string(type), "token": .string(Self.prefix(token)),
-                                                         "replaced": .bool(previous != nil && previous?.token != token)])
+                                                         "replaced": .bool(previous != nil && previous?.token != token),
+                                                         "environment": .string(TokenHygiene.environment(of: record, app: try tx.app(bundleID: device.bundleID)))])
         }
     }
 
     func putActivityToken(_ c: RequestContext) async throws -> Answer {
-        let (token, type, grant) = try tokenBody(c)
+        let (token, type, grant, environment) = try tokenBody(c)
         let activityID = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
         let answer = try await commitAsync(c) { [self] tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
@@ -133,9 +138,11 @@ extension Service {
                 // The app started this activity itself: the service learns of it from its token.
                 try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: device.bundleID, attributesType: type ?? "", channelID: nil, startedAt: c.now))
             }
-            try tx.setActivityToken(TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now))
+            let record = TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now, environment: environment)
+            try tx.setActivityToken(record)
             return Answer(previous == nil ? 201 : 200, ["activityID": .string(activityID), "deviceID": .string(deviceID), "token": .string(Self.prefix(token)),
-                                                         "replaced": .bool(previous != nil && previous?.token != token)])
+                                                         "replaced": .bool(previous != nil && previous?.token != token),
+                                                         "environment": .string(TokenHygiene.environment(of: record, app: try tx.app(bundleID: device.bundleID)))])
         }
         return answer
     }

@@ -5,8 +5,9 @@ import LivelineStore
 /// The API, declared once: it routes requests and writes `/openapi.json`.
 extension Service {
     static var table: [Route] {
-        let token = Schema.object([("token", Schema.hexToken)], required: ["token"])
-        let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string), ("grant", Schema.string)], required: ["token"])
+        let environment: JSONValue = ["type": "string", "enum": ["sandbox", "production"]]  // a token's APNs environment (TokenHygiene)
+        let token = Schema.object([("token", Schema.hexToken), ("environment", environment)], required: ["token"])
+        let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string), ("grant", Schema.string), ("environment", environment)], required: ["token"])
         let content: [(String, JSONValue)] = [
             ("contentState", Schema.anyObject), ("ui", Schema.anyObject), ("alert", Schema.alert), ("staleDate", Schema.dateTime),
             ("relevanceScore", Schema.number), ("priority", ["type": "integer", "enum": [5, 10]]),
@@ -18,7 +19,8 @@ extension Service {
             Route(method: "GET", pattern: "/openapi.json", scope: nil, summary: "This document.", success: 200) { s, _ in Answer(200, s.openAPI()) },
             Route(method: "POST", pattern: "/v1/apps", scope: .admin, summary: "Register an app and its APNs key (the key is stored, never returned).",
                   requestSchema: Schema.object([("bundleID", Schema.string), ("teamID", Schema.string), ("keyID", Schema.string), ("key", Schema.string),
-                                                ("environment", ["type": "string", "enum": ["production", "sandbox"]])], required: ["bundleID", "teamID", "keyID", "key"]),
+                                                ("environment", ["type": "string", "enum": ["production", "sandbox"]]),
+                                                ("environments", Schema.array(["type": "string", "enum": ["production", "sandbox"]]))], required: ["bundleID", "teamID", "keyID", "key"]),
                   success: 201) { s, c in try s.createApp(c) },
             Route(method: "GET", pattern: "/v1/apps", scope: .admin, summary: "List apps (without keys), a page at a time (?limit=, ?after= the previous page's next).", success: 200) { s, c in try s.listApps(c) },
             Route(method: "POST", pattern: "/v1/keys", scope: .admin, summary: "Make an API key (shown once): an app key bound to one app (bundleID), or an admin key of every app or of some (apps).",

@@ -170,6 +170,7 @@ extension Service {
                 if d.bundleID != bundleID { skip("the device has app \(d.bundleID), not \(bundleID)"); continue }
                 guard let version = OSVersionNumber(d.iosVersion), version >= OSVersionNumber(17, 2) else { skip("iOS \(d.iosVersion) cannot be started by push (needs 17.2)"); continue }
                 guard let token = try tx.pushToStartToken(deviceID: d.deviceID, attributesType: typeName) else { skip("no push-to-start token for \(typeName)"); continue }
+                if let why = TokenHygiene.unusableForStart(token, now: c.now, maxUnseen: configuration.pushToStartTokenMaxUnseen) { skip(why); continue }
                 if try tx.startCount(deviceID: d.deviceID, since: windowStart) >= configuration.startBudget { overBudget.append(d.deviceID); continue }
                 targets.append((d, token, channel != nil && version >= OSVersionNumber(18, 0)))
             }
@@ -191,7 +192,7 @@ extension Service {
                                             staleDate: staleDate, relevanceScore: relevance, startInput: usesChannel ? .channel(channel!) : .pushToken)
                 let checked = try check(push, bundleID: bundleID, schema: schema, broadcast: false, now: c.now, previous: nil)
                 warnings += checked.warnings
-                let deliveries = group.map { NewDelivery(deviceID: $0.0.deviceID, target: .pushToStart, token: $0.1.token, priority: 10, notBefore: c.now) }
+                let deliveries = group.map { NewDelivery(deviceID: $0.0.deviceID, target: .pushToStart, token: $0.1.token, priority: 10, notBefore: c.now, environment: $0.1.environment) }
                 let id = try tx.insertSend(SendRecord(activityID: activityID, event: "start", bundleID: bundleID, body: checked.bytes, createdAt: c.now), deliveries: deliveries, now: c.now)
                 sendIDs.append(.number(Double(id.id)))
             }
@@ -253,6 +254,7 @@ extension Service {
         return try commit(c) { tx in
             var deliveries: [NewDelivery] = []
             var viaChannel = 0, downgraded = 0
+            var skipped: [JSONValue] = []  // tokens APNs refused (TokenHygiene), until registered again
             let hourAgo = c.now.addingTimeInterval(-3600)
             let targets = try tx.activityTargets(activityID: activityID)
             let olderBuilds = try checkOlderBuilds(tx, activity: activity, state: state, targets: targets, policy: olderBuildPolicy)
@@ -264,6 +266,7 @@ extension Service {
                     viaChannel += 1
                     continue
                 }
+                if let refusal = t.refusal { skipped.append(["deviceID": .string(t.deviceID), "reason": .string(refusal)]); continue }
                 var priority = requestedPriority
                 var note: String?
                 if priority == 10 {
@@ -275,13 +278,14 @@ extension Service {
                         downgraded += 1
                     }
                 }
-                deliveries.append(NewDelivery(deviceID: t.deviceID, target: .token, token: t.token, priority: priority, note: note, notBefore: sendAt))
+                deliveries.append(NewDelivery(deviceID: t.deviceID, target: .token, token: t.token, priority: priority, note: note, notBefore: sendAt, environment: t.environment))
             }
             if let channel = activity.channelID {
                 deliveries.append(NewDelivery(deviceID: nil, target: .channel, token: channel, priority: requestedPriority, notBefore: sendAt))
             }
             if deliveries.isEmpty {
-                throw APIError(422, "no-target", "activity \(activityID) has no update token and no channel: nothing would be sent")
+                throw APIError(422, "no-target", "activity \(activityID) has no usable update token and no channel: nothing would be sent",
+                               details: skipped.isEmpty ? [:] : ["skipped": .array(skipped)])
             }
             let checked = try check(push, bundleID: activity.bundleID, schema: schema, broadcast: activity.channelID != nil, now: c.now, previous: activity.lastTimestamp)
             let inserted = try tx.insertSend(SendRecord(activityID: activityID, event: event.rawValue, bundleID: activity.bundleID, body: checked.bytes, createdAt: c.now),
@@ -302,6 +306,7 @@ extension Service {
                 "warnings": .array(Self.unique(checked.warnings).map(APIError.json)),
             ]
             if sendAt > c.now { answer["scheduledFor"] = .string(ISODate.string(sendAt)) }
+            if !skipped.isEmpty { answer["skipped"] = .array(skipped) }
             olderBuilds.annotate(&answer)
             return Answer(202, .object(answer))
         }

@@ -85,6 +85,15 @@ public struct ServiceConfiguration: Sendable {
     public var tlsCertFile: String?
     public var tlsKeyFile: String?
 
+    // MARK: Token hygiene (docs/service.md, "Token environments and expiry")
+    /// `host:port` for the pushes of one environment's tokens (a simulator's sandbox or production
+    /// listener); each falls back to `apnsHost`, then to Apple's host of that environment.
+    public var apnsSandboxHost: String?
+    public var apnsProductionHost: String?
+    /// A push-to-start token the app has not registered or reported again for this long is not
+    /// used for starts; `nil` (0 in files, flags and the environment): never.
+    public var pushToStartTokenMaxUnseen: Duration? = .seconds(30 * 86_400)
+
     public init() {}
 
     /// A problem with the configuration, naming the setting.
@@ -101,7 +110,7 @@ public struct ServiceConfiguration: Sendable {
         "installationRateLimit", "installationRateBurst", "addressRateLimit", "addressRateBurst", "trustedProxies",
         "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
-        "tlsCertFile", "tlsKeyFile",
+        "tlsCertFile", "tlsKeyFile", "apnsSandboxHost", "apnsProductionHost", "pushToStartTokenMaxUnseenDays",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -203,6 +212,11 @@ public struct ServiceConfiguration: Sendable {
             webhookAllowPrivate = b
         case "tlsCertFile": tlsCertFile = text.isEmpty ? nil : text
         case "tlsKeyFile": tlsKeyFile = text.isEmpty ? nil : text
+        case "apnsSandboxHost": apnsSandboxHost = text.isEmpty ? nil : text
+        case "apnsProductionHost": apnsProductionHost = text.isEmpty ? nil : text
+        case "pushToStartTokenMaxUnseenDays":
+            let days = try double(0...3650)
+            pushToStartTokenMaxUnseen = days == 0 ? nil : .milliseconds(Int64(days * 86_400_000))
         case "adminListen":
             if text.isEmpty { adminListen = nil; break }
             guard let colon = text.lastIndex(of: ":"), let p = Int(text[text.index(after: colon)...]), (0...65535).contains(p), colon != text.startIndex else {

@@ -33,6 +33,9 @@ public struct ConnectionState: Sendable, Hashable {
     public internal(set) var lastRequestAt: Date?
     /// Requests handled on this connection.
     public internal(set) var requestCount: Int
+    /// The APNs host the connection reached (a simulator listener of that environment); `nil`:
+    /// the simulator's configured environment. A token of the other environment gets `BadDeviceToken`.
+    public var environment: APNSEnvironment?
 
     /// A connection as it opens; `Simulator.newConnection` picks the stream limit for you.
     public init(authentication: Authentication = .token, initialMaxConcurrentStreams: Int = 1) {

@@ -48,10 +48,14 @@ public final class SimulatorServer: Sendable {
     ///     (topic = the certificate's UID).
     ///   - inspectionToken: when set, `GET /simulator/v1/...` answers 401 unless the request carries
     ///     `authorization: Bearer <token>` (`makeInspectionToken()`). Needed beyond loopback: the API shows full tokens.
+    ///   - environment: the APNs host this listener plays (`nil`: the simulator's environment). Start a
+    ///     second server on the same simulator with the other environment to have both hosts: each
+    ///     answers a token of the other environment with 400 `BadDeviceToken`, as APNs does.
     /// - Throws: `HTTP2Error` when the address cannot be bound or the files are unusable.
     public static func start(
         simulator: Simulator, certificates: SimulatorCertificates, host: String = "127.0.0.1", port: Int = 0,
-        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil, inspectionToken: String? = nil
+        maxConcurrentStreams: Int = 1000, clientCAFile: String? = nil, inspectionToken: String? = nil,
+        environment: APNSEnvironment? = nil
     ) throws(HTTP2Error) -> SimulatorServer {
         // Written by the loop thread (open, close), read by the worker and by readers; only
         // touched under the mutex, for a lookup.
@@ -70,7 +74,8 @@ public final class SimulatorServer: Sendable {
             configuration: configuration,
             onConnection: { connection in
                 let auth = Self.authentication(for: connection, simulator: simulator)
-                let state = simulator.newConnection(authentication: auth)
+                var state = simulator.newConnection(authentication: auth)
+                state.environment = environment
                 if state.maxConcurrentStreams != maxConcurrentStreams { connection.setMaxConcurrentStreams(state.maxConcurrentStreams) }
                 table.value.withLock { t in t[connection.id] = ConnectionSlot(connection: connection, state: state) }
                 // Registered after the entry exists, so a connection that closed already removes it at once.
@@ -78,7 +83,7 @@ public final class SimulatorServer: Sendable {
                 connection.whenClosed { table.value.withLock { t in _ = t.removeValue(forKey: id) } }
             },
             handler: { request, responder in
-                Self.handle(request, responder: responder, simulator: simulator, table: table.value, inspectionToken: inspectionToken)
+                Self.handle(request, responder: responder, simulator: simulator, table: table.value, inspectionToken: inspectionToken, environment: environment)
             })
         return SimulatorServer(simulator: simulator, server: server, caFile: certificates.caFile, connections: table)
     }
@@ -105,7 +110,7 @@ public final class SimulatorServer: Sendable {
     /// in order), then carries out its connection actions.
     static func handle(_ request: HTTP2ServerRequest, responder: HTTP2ServerResponder,
                        simulator: Simulator, table: borrowing Mutex<[UInt64: ConnectionSlot]>,
-                       inspectionToken: String? = nil) {
+                       inspectionToken: String? = nil, environment: APNSEnvironment? = nil) {
         if request.path.hasPrefix("/simulator/") {
             respondToInspection(request, responder: responder, simulator: simulator, token: inspectionToken)
             return
@@ -119,7 +124,9 @@ public final class SimulatorServer: Sendable {
         if slot == nil, request.connection.isOpen {
             // Not tracked yet (opened before the hook ran): tracked from now on. A closed
             // connection gets a state for this request only.
-            let fresh = ConnectionSlot(connection: request.connection, state: simulator.newConnection())
+            var opened = simulator.newConnection()
+            opened.environment = environment
+            let fresh = ConnectionSlot(connection: request.connection, state: opened)
             slot = table.withLock { t in
                 if let existing = t[id] { return existing }
                 t[id] = fresh
@@ -135,6 +142,7 @@ public final class SimulatorServer: Sendable {
             slot.state.withLock { [state] in $0 = state }
         } else {
             var state = simulator.newConnection()
+            state.environment = environment
             response = simulator.handle(simRequest, connection: &state)
         }
 

@@ -51,7 +51,7 @@ extension SimulatorState {
         }
         let tokenString = memo.token
         guard memo.valid, memo.keyFound else { return AuthResult(reason: .invalidProviderToken) }
-        if !memo.scope.allows(config.environment) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
+        if !memo.scope.allows(hostEnvironment(connection)) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
         if now.timeIntervalSince(memo.issuedAt) > 3600 { return AuthResult(reason: .expiredProviderToken) }
 
         if let boundTeam = connection.boundTeamID, let boundKey = connection.boundKeyID {
@@ -59,7 +59,7 @@ extension SimulatorState {
             if boundKey != memo.keyID, memo.relatedKeyID != boundKey, keysByID[boundKey]?.relatedKeyID != memo.keyID {
                 return AuthResult(reason: .unrelatedKeyIDInToken)
             }
-            if let env = connection.boundEnvironment, env != config.environment { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
+            if let env = connection.boundEnvironment, env != hostEnvironment(connection) { return AuthResult(reason: .badEnvironmentKeyIDInToken) }
         }
         if let current = connection.currentToken, current != tokenString {
             if let changed = connection.tokenChangedAt, now.timeIntervalSince(changed) < 20 * 60 {
@@ -73,7 +73,7 @@ extension SimulatorState {
         if connection.boundKeyID == nil {
             connection.boundKeyID = memo.keyID
             connection.boundTeamID = memo.teamID
-            connection.boundEnvironment = config.environment
+            connection.boundEnvironment = hostEnvironment(connection)
         }
         return AuthResult(teamID: memo.teamID, topics: memo.topics)
     }

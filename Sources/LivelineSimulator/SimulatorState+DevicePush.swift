@@ -81,7 +81,7 @@ extension SimulatorState {
         let tokenUTF8 = token.utf8
         guard tokenUTF8.count % 2 == 0, (64...200).contains(tokenUTF8.count), scan.allHex else { return rejectF(.badDeviceToken) }
         let key = scan.hasUpper ? token.lowercased() : token
-        guard let record = tokens[key], record.environment == config.environment else { return rejectF(.badDeviceToken) }
+        guard let record = tokens[key], record.environment == hostEnvironment(connection) else { return rejectF(.badDeviceToken) }
         context.tokenDevice = record.deviceID
         if record.bundleID != bundleID { return rejectF(.deviceTokenNotForTopic) }
         switch record.kind {
@@ -107,7 +107,7 @@ extension SimulatorState {
         var headers: [SimulatorRequest.Header] = []
         headers.reserveCapacity(2)
         headers.append(SimulatorRequest.Header("apns-id", apnsID))
-        if config.environment == .sandbox { headers.append(.init("apns-unique-id", rng.uuidString())) }
+        if hostEnvironment(connection) == .sandbox { headers.append(.init("apns-unique-id", rng.uuidString())) }
         return accept(context, headers: headers, connection: &connection, actions: faultActions, delay: delay)
     }
 

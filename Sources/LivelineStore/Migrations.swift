@@ -175,6 +175,19 @@ enum Migrations {
             ALTER TABLE api_keys ADD COLUMN expires_at REAL;
             ALTER TABLE api_keys ADD COLUMN revoked_at REAL;
             """),
+        // Token hygiene: each token's APNs environment (NULL: the app's default), a token APNs' host
+        // refused with BadDeviceToken kept but marked (when and why), the apps' enabled environments
+        // (NULL: only `environment`), and each outbox row's environment (the host it goes to).
+        SQLiteMigration("6-token-environment", """
+            ALTER TABLE apps ADD COLUMN environments TEXT;
+            ALTER TABLE push_to_start_tokens ADD COLUMN environment TEXT CHECK (environment IN ('production', 'sandbox'));
+            ALTER TABLE push_to_start_tokens ADD COLUMN refused_at REAL;
+            ALTER TABLE push_to_start_tokens ADD COLUMN refusal TEXT;
+            ALTER TABLE activity_tokens ADD COLUMN environment TEXT CHECK (environment IN ('production', 'sandbox'));
+            ALTER TABLE activity_tokens ADD COLUMN refused_at REAL;
+            ALTER TABLE activity_tokens ADD COLUMN refusal TEXT;
+            ALTER TABLE outbox ADD COLUMN environment TEXT;
+            """),
         // App builds still installed: what each device reported of its app, the schema version it
         // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
         SQLiteMigration("10-app-builds", """
@@ -333,6 +346,16 @@ enum Migrations {
             ALTER TABLE api_keys ADD COLUMN apps TEXT;
             ALTER TABLE api_keys ADD COLUMN expires_at DOUBLE PRECISION;
             ALTER TABLE api_keys ADD COLUMN revoked_at DOUBLE PRECISION;
+            """),
+        PostgresMigration("6-token-environment", """
+            ALTER TABLE apps ADD COLUMN environments TEXT;
+            ALTER TABLE push_to_start_tokens ADD COLUMN environment TEXT CHECK (environment IN ('production', 'sandbox'));
+            ALTER TABLE push_to_start_tokens ADD COLUMN refused_at DOUBLE PRECISION;
+            ALTER TABLE push_to_start_tokens ADD COLUMN refusal TEXT;
+            ALTER TABLE activity_tokens ADD COLUMN environment TEXT CHECK (environment IN ('production', 'sandbox'));
+            ALTER TABLE activity_tokens ADD COLUMN refused_at DOUBLE PRECISION;
+            ALTER TABLE activity_tokens ADD COLUMN refusal TEXT;
+            ALTER TABLE outbox ADD COLUMN environment TEXT;
             """),
         // App builds still installed: what each device reported of its app, the schema version it
         // decodes per attributes type, and the versions of each type's schema the service checks pushes against.

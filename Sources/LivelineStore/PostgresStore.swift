@@ -163,10 +163,11 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func upsertApp(_ app: AppRecord) throws {
         try db.run("""
-            INSERT INTO apps (bundle_id, team_id, key_id, key_pem, environment, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO apps (bundle_id, team_id, key_id, key_pem, environment, created_at, environments) VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (bundle_id) DO UPDATE SET team_id = excluded.team_id, key_id = excluded.key_id,
-                key_pem = excluded.key_pem, environment = excluded.environment
-            """, [.text(app.bundleID), .text(app.teamID), .text(app.keyID), .text(app.keyPEM), .text(app.environment), time(app.createdAt)])
+                key_pem = excluded.key_pem, environment = excluded.environment, environments = excluded.environments
+            """, [.text(app.bundleID), .text(app.teamID), .text(app.keyID), .text(app.keyPEM), .text(app.environment), time(app.createdAt),
+                  .from(app.environments?.joined(separator: ","))])
     }
 
     func app(bundleID: String) throws -> AppRecord? {
@@ -208,9 +209,10 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func setPushToStartToken(_ token: TokenRecord) throws {
         try db.run("""
-            INSERT INTO push_to_start_tokens (device_id, attributes_type, token, registered_at) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (device_id, attributes_type) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
-            """, [.text(token.deviceID), .text(token.scope), .text(token.token), time(token.registeredAt)])
+            INSERT INTO push_to_start_tokens (device_id, attributes_type, token, registered_at, environment, refused_at, refusal) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (device_id, attributes_type) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at,
+                environment = excluded.environment, refused_at = excluded.refused_at, refusal = excluded.refusal
+            """, [.text(token.deviceID), .text(token.scope), .text(token.token), time(token.registeredAt)] + Self.hygiene(token))
     }
 
     func pushToStartToken(deviceID: String, attributesType: String) throws -> TokenRecord? {
@@ -225,9 +227,10 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func setActivityToken(_ token: TokenRecord) throws {
         try db.run("""
-            INSERT INTO activity_tokens (activity_id, device_id, token, registered_at) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (activity_id, device_id) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
-            """, [.text(token.scope), .text(token.deviceID), .text(token.token), time(token.registeredAt)])
+            INSERT INTO activity_tokens (activity_id, device_id, token, registered_at, environment, refused_at, refusal) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (activity_id, device_id) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at,
+                environment = excluded.environment, refused_at = excluded.refused_at, refusal = excluded.refusal
+            """, [.text(token.scope), .text(token.deviceID), .text(token.token), time(token.registeredAt)] + Self.hygiene(token))
     }
 
     func activityTokens(activityID: String) throws -> [TokenRecord] {
@@ -240,7 +243,7 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)] {
         try db.query("""
-            SELECT t.activity_id, t.device_id, t.token, t.registered_at, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
+            SELECT t.activity_id, t.device_id, t.token, t.registered_at, t.environment, t.refused_at, t.refusal, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
             FROM activity_tokens t LEFT JOIN devices d ON d.device_id = t.device_id WHERE t.activity_id = $1 ORDER BY t.device_id
             """, [.text(activityID)]).map { row in
             (tokenRecord(row, scope: "activity_id"), row.string("ios_version") == nil ? nil : deviceRecord(row))
@@ -307,15 +310,15 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
             }
             if !deliveries.isEmpty {
                 try db.run("""
-                    INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at)
-                    SELECT $1, $2::text, $3::text, d.device_id, d.target, d.token, d.priority, d.note, 'queued', d.not_before, $4, $4
-                    FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::float8[])
-                        WITH ORDINALITY AS d(device_id, target, token, priority, note, not_before, n)
+                    INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at, environment)
+                    SELECT $1, $2::text, $3::text, d.device_id, d.target, d.token, d.priority, d.note, 'queued', d.not_before, $4, $4, d.environment
+                    FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::float8[], $11::text[])
+                        WITH ORDINALITY AS d(device_id, target, token, priority, note, not_before, environment, n)
                     ORDER BY d.n
                     """, [.integer(id), .text(send.activityID), .text(send.event), time(now),
                           .textArray(deliveries.map(\.deviceID)), .textArray(deliveries.map(\.target.rawValue)), .textArray(deliveries.map(\.token)),
                           .integerArray(deliveries.map { Int64($0.priority) }), .textArray(deliveries.map(\.note)),
-                          .realArray(deliveries.map(\.notBefore.timeIntervalSince1970))])
+                          .realArray(deliveries.map(\.notBefore.timeIntervalSince1970)), .textArray(deliveries.map(\.environment))])
                 try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.workChannel)])
             }
             return (id, superseded)
@@ -329,10 +332,10 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
                     """, [time(now), .text(send.activityID), .text(device)])
             }
             try db.run("""
-                INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $10)
+                INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at, environment)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10, $10, $11)
                 """, [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
-                      .integer(Int64(d.priority)), .from(d.note), time(d.notBefore), time(now)])
+                      .integer(Int64(d.priority)), .from(d.note), time(d.notBefore), time(now), .from(d.environment)])
         }
         if !deliveries.isEmpty { try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.workChannel)]) }
         return (id, superseded)
@@ -604,6 +607,27 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord] {
         try db.query("SELECT * FROM interactions WHERE activity_id = $1 AND id > $2 ORDER BY id LIMIT $3", [.text(activityID), .integer(after), .integer(Int64(limit))]).map(interactionRecord)
+    }
+
+    // MARK: Token hygiene (migration 6-token-environment)
+
+    /// The environment and refusal columns of a token row.
+    private static func hygiene(_ token: TokenRecord) -> [PostgresValue] {
+        [.from(token.environment), .from(token.refusedAt?.timeIntervalSince1970), .from(token.refusal)]
+    }
+
+    func pushToStartTokens(deviceID: String) throws -> [TokenRecord] {
+        try db.query("SELECT * FROM push_to_start_tokens WHERE device_id = $1 ORDER BY attributes_type", [.text(deviceID)]).map { tokenRecord($0, scope: "attributes_type") }
+    }
+
+    func refusePushToStartToken(deviceID: String, token: String, at: Date, reason: String) throws -> Bool {
+        try db.run("UPDATE push_to_start_tokens SET refused_at = $1, refusal = $2 WHERE device_id = $3 AND token = $4",
+                   [time(at), .text(reason), .text(deviceID), .text(token)]) > 0
+    }
+
+    func refuseActivityToken(activityID: String, deviceID: String, token: String, at: Date, reason: String) throws -> Bool {
+        try db.run("UPDATE activity_tokens SET refused_at = $1, refusal = $2 WHERE activity_id = $3 AND device_id = $4 AND token = $5",
+                   [time(at), .text(reason), .text(activityID), .text(deviceID), .text(token)]) > 0
     }
 
     private func count(_ sql: String, _ bindings: [PostgresValue]) throws -> Int {

@@ -34,7 +34,8 @@ extension RecordDecoding {
 
     func appRecord(_ row: some StoreRow) -> AppRecord {
         AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
-                  keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"))
+                  keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"),
+                  environments: row.string("environments").map { $0.split(separator: ",").map(String.init) })
     }
 
     func deviceRecord(_ row: some StoreRow) -> DeviceRecord {
@@ -57,7 +58,8 @@ extension RecordDecoding {
     }
 
     func tokenRecord(_ row: some StoreRow, scope: String) -> TokenRecord {
-        TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"))
+        TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"),
+                    environment: row.string("environment"), refusedAt: optionalDate(row, "refused_at"), refusal: row.string("refusal"))
     }
 
     func deliveryRecord(_ row: some StoreRow) -> DeliveryRecord {
@@ -66,7 +68,8 @@ extension RecordDecoding {
             deviceID: row.string("device_id"), target: DeliveryTarget(rawValue: row.string("target") ?? "") ?? .token, token: row.string("token") ?? "",
             priority: row.int("priority") ?? 10, note: row.string("note"), state: DeliveryState(rawValue: row.string("state") ?? "") ?? .queued,
             attempts: row.int("attempts") ?? 0, nextAttemptAt: date(row, "next_attempt_at"), apnsID: row.string("apns_id"), status: row.int("status"),
-            reason: row.string("reason"), displayedAt: optionalDate(row, "displayed_at"), updatedAt: date(row, "updated_at"))
+            reason: row.string("reason"), displayedAt: optionalDate(row, "displayed_at"), updatedAt: date(row, "updated_at"),
+            environment: row.string("environment"))
     }
 
     func counts(_ rows: [some StoreRow]) -> [DeliveryState: Int] {

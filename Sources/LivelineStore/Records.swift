@@ -52,13 +52,22 @@ public struct AppRecord: Sendable, Hashable {
     /// `production` or `sandbox`.
     public var environment: String
     public var createdAt: Date
-    public init(bundleID: String, teamID: String, keyID: String, keyPEM: String, environment: String, createdAt: Date) {
+    /// The environments the app sends in (migration 6-token-environment); `nil`: `environment` only.
+    /// `environment` is always one of them: the default of a token registered without one.
+    public var environments: [String]?
+    public init(bundleID: String, teamID: String, keyID: String, keyPEM: String, environment: String, createdAt: Date, environments: [String]? = nil) {
         self.bundleID = bundleID
         self.teamID = teamID
         self.keyID = keyID
         self.keyPEM = keyPEM
         self.environment = environment
         self.createdAt = createdAt
+        self.environments = environments
+    }
+
+    /// The environments the app sends in, `environment` first.
+    public var enabledEnvironments: [String] {
+        [environment] + (environments ?? []).filter { $0 != environment }
     }
 }
 
@@ -90,12 +99,23 @@ public struct TokenRecord: Sendable, Hashable {
     public var scope: String
     public var deviceID: String
     public var token: String
+    /// When the app last registered (or re-reported) it: push-to-start tokens unseen too long expire.
     public var registeredAt: Date
-    public init(scope: String, deviceID: String, token: String, registeredAt: Date) {
+    // MARK: Token hygiene (migration 6-token-environment)
+    /// `sandbox` or `production`, as the app's build reported it; `nil`: the app's default environment.
+    public var environment: String?
+    /// When APNs refused the token with BadDeviceToken; it is kept, not used, until registered again.
+    public var refusedAt: Date?
+    /// Why it is not used (the host that refused it and what that probably means).
+    public var refusal: String?
+    public init(scope: String, deviceID: String, token: String, registeredAt: Date, environment: String? = nil, refusedAt: Date? = nil, refusal: String? = nil) {
         self.scope = scope
         self.deviceID = deviceID
         self.token = token
         self.registeredAt = registeredAt
+        self.environment = environment
+        self.refusedAt = refusedAt
+        self.refusal = refusal
     }
 }
 
@@ -183,13 +203,16 @@ public struct NewDelivery: Sendable, Hashable {
     /// Why the priority was lowered, if it was.
     public var note: String?
     public var notBefore: Date
-    public init(deviceID: String?, target: DeliveryTarget, token: String, priority: Int, note: String? = nil, notBefore: Date) {
+    /// The APNs environment whose host the push goes to; `nil`: the app's default (migration 6-token-environment).
+    public var environment: String?
+    public init(deviceID: String?, target: DeliveryTarget, token: String, priority: Int, note: String? = nil, notBefore: Date, environment: String? = nil) {
         self.deviceID = deviceID
         self.target = target
         self.token = token
         self.priority = priority
         self.note = note
         self.notBefore = notBefore
+        self.environment = environment
     }
 }
 
@@ -212,6 +235,8 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var reason: String?
     public var displayedAt: Date?
     public var updatedAt: Date
+    /// The APNs environment whose host the push goes to; `nil`: the app's default (migration 6-token-environment).
+    public var environment: String? = nil
 }
 
 /// A finished attempt, to record.

@@ -216,10 +216,11 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
     func upsertApp(_ app: AppRecord) throws {
         try db.run("""
-            INSERT INTO apps (bundle_id, team_id, key_id, key_pem, environment, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO apps (bundle_id, team_id, key_id, key_pem, environment, created_at, environments) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (bundle_id) DO UPDATE SET team_id = excluded.team_id, key_id = excluded.key_id,
-                key_pem = excluded.key_pem, environment = excluded.environment
-            """, [.text(app.bundleID), .text(app.teamID), .text(app.keyID), .text(app.keyPEM), .text(app.environment), .real(app.createdAt.timeIntervalSince1970)])
+                key_pem = excluded.key_pem, environment = excluded.environment, environments = excluded.environments
+            """, [.text(app.bundleID), .text(app.teamID), .text(app.keyID), .text(app.keyPEM), .text(app.environment), .real(app.createdAt.timeIntervalSince1970),
+                  .from(app.environments?.joined(separator: ","))])
     }
 
     func app(bundleID: String) throws -> AppRecord? {
@@ -261,9 +262,10 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
     func setPushToStartToken(_ token: TokenRecord) throws {
         try db.run("""
-            INSERT INTO push_to_start_tokens (device_id, attributes_type, token, registered_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT (device_id, attributes_type) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
-            """, [.text(token.deviceID), .text(token.scope), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)])
+            INSERT INTO push_to_start_tokens (device_id, attributes_type, token, registered_at, environment, refused_at, refusal) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, attributes_type) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at,
+                environment = excluded.environment, refused_at = excluded.refused_at, refusal = excluded.refusal
+            """, [.text(token.deviceID), .text(token.scope), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)] + Self.hygiene(token))
     }
 
     func pushToStartToken(deviceID: String, attributesType: String) throws -> TokenRecord? {
@@ -278,9 +280,10 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
     func setActivityToken(_ token: TokenRecord) throws {
         try db.run("""
-            INSERT INTO activity_tokens (activity_id, device_id, token, registered_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT (activity_id, device_id) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at
-            """, [.text(token.scope), .text(token.deviceID), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)])
+            INSERT INTO activity_tokens (activity_id, device_id, token, registered_at, environment, refused_at, refusal) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (activity_id, device_id) DO UPDATE SET token = excluded.token, registered_at = excluded.registered_at,
+                environment = excluded.environment, refused_at = excluded.refused_at, refusal = excluded.refusal
+            """, [.text(token.scope), .text(token.deviceID), .text(token.token), .real(token.registeredAt.timeIntervalSince1970)] + Self.hygiene(token))
     }
 
     func activityTokens(activityID: String) throws -> [TokenRecord] {
@@ -293,7 +296,7 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
     func activityTargets(activityID: String) throws -> [(token: TokenRecord, device: DeviceRecord?)] {
         try db.query("""
-            SELECT t.activity_id, t.device_id, t.token, t.registered_at, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
+            SELECT t.activity_id, t.device_id, t.token, t.registered_at, t.environment, t.refused_at, t.refusal, d.bundle_id, d.ios_version, d.user_id, d.frequent_updates, d.updated_at
             FROM activity_tokens t LEFT JOIN devices d ON d.device_id = t.device_id WHERE t.activity_id = ? ORDER BY t.device_id
             """, [.text(activityID)]).map { row in
             (tokenRecord(row, scope: "activity_id"), row.string("ios_version") == nil ? nil : deviceRecord(row))
@@ -394,18 +397,18 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
     /// The values of `outboxInsert` for `deliveries` of send `id`, created at `t`.
     private static func outboxBindings(_ id: Int64, _ send: SendRecord, _ deliveries: some Collection<NewDelivery>, _ t: Double) -> [SQLiteValue] {
         var bindings: [SQLiteValue] = []
-        bindings.reserveCapacity(deliveries.count * 11)
+        bindings.reserveCapacity(deliveries.count * 12)
         for d in deliveries {
             bindings += [.integer(id), .text(send.activityID), .text(send.event), .from(d.deviceID), .text(d.target.rawValue), .text(d.token),
-                         .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t)]
+                         .integer(Int64(d.priority)), .from(d.note), .real(d.notBefore.timeIntervalSince1970), .real(t), .real(t), .from(d.environment)]
         }
         return bindings
     }
 
     /// An INSERT of `rows` outbox rows, each queued.
     private static func outboxInsert(rows: Int) -> String {
-        "INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)", count: rows).joined(separator: ", ")
+        "INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at, environment) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     func send(_ id: Int64) throws -> SendRecord? {
@@ -671,6 +674,27 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
 
     func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord] {
         try db.query("SELECT * FROM interactions WHERE activity_id = ? AND id > ? ORDER BY id LIMIT ?", [.text(activityID), .integer(after), .integer(Int64(limit))]).map(interactionRecord)
+    }
+
+    // MARK: Token hygiene (migration 6-token-environment)
+
+    /// The environment and refusal columns of a token row.
+    private static func hygiene(_ token: TokenRecord) -> [SQLiteValue] {
+        [.from(token.environment), .from(token.refusedAt?.timeIntervalSince1970), .from(token.refusal)]
+    }
+
+    func pushToStartTokens(deviceID: String) throws -> [TokenRecord] {
+        try db.query("SELECT * FROM push_to_start_tokens WHERE device_id = ? ORDER BY attributes_type", [.text(deviceID)]).map { tokenRecord($0, scope: "attributes_type") }
+    }
+
+    func refusePushToStartToken(deviceID: String, token: String, at: Date, reason: String) throws -> Bool {
+        try db.run("UPDATE push_to_start_tokens SET refused_at = ?, refusal = ? WHERE device_id = ? AND token = ?",
+                   [.real(at.timeIntervalSince1970), .text(reason), .text(deviceID), .text(token)]) > 0
+    }
+
+    func refuseActivityToken(activityID: String, deviceID: String, token: String, at: Date, reason: String) throws -> Bool {
+        try db.run("UPDATE activity_tokens SET refused_at = ?, refusal = ? WHERE activity_id = ? AND device_id = ? AND token = ?",
+                   [.real(at.timeIntervalSince1970), .text(reason), .text(activityID), .text(deviceID), .text(token)]) > 0
     }
 
     private func count(_ sql: String, _ bindings: [SQLiteValue]) throws -> Int {

@@ -104,6 +104,13 @@ public protocol StoreTransaction {
     /// Removes an update token only if it is still `token`.
     func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool
     func tokenCount() throws -> Int
+    // Token hygiene (migration 6-token-environment)
+    /// Every push-to-start token of a device, by attributes type.
+    func pushToStartTokens(deviceID: String) throws -> [TokenRecord]
+    /// Marks the push-to-start token refused (APNs answered BadDeviceToken) if it is still `token`; it is kept.
+    func refusePushToStartToken(deviceID: String, token: String, at: Date, reason: String) throws -> Bool
+    /// Marks the update token refused if it is still `token`; it is kept.
+    func refuseActivityToken(activityID: String, deviceID: String, token: String, at: Date, reason: String) throws -> Bool
 
     // MARK: Activities
     func upsertActivity(_ activity: ActivityRecord) throws

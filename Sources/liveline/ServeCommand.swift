@@ -16,6 +16,9 @@ enum ServeCommand: LivelineCommand {
             .init(name: "database", valueName: "FILE|URL", help: "SQLite database file, or postgres://… for PostgreSQL (default liveline.db)."),
             .init(name: "apns-host", valueName: "HOST:PORT", help: "Send every app's pushes here (a simulator) instead of Apple's hosts."),
             .init(name: "ca-file", valueName: "FILE", help: "CA certificates that sign --apns-host's certificate (verification stays on)."),
+            .init(name: "apns-sandbox-host", valueName: "HOST:PORT", help: "Send pushes to sandbox tokens here (a simulator's sandbox listener); default --apns-host, else Apple's sandbox host."),
+            .init(name: "apns-production-host", valueName: "HOST:PORT", help: "Send pushes to production tokens here; default --apns-host, else Apple's production host."),
+            .init(name: "push-to-start-token-max-unseen-days", valueName: "DAYS", help: "Skip a push-to-start token the app has not registered or re-reported for DAYS (fractions allowed; 0: never; default 30)."),
             .init(name: "webhook-url", valueName: "URL", help: "Where interactions are delivered (POST, signed with LIVELINE_WEBHOOK_SECRET, required; https unless loopback)."),
             .init(name: "admin-key-file", valueName: "FILE", help: "Write the first admin key to FILE (mode 0600) instead of standard error."),
             .init(name: "kek-file", valueName: "FILE", help: "Key-encryption key (32 bytes as 64 hex digits or base64) that encrypts the apps' .p8 keys at rest; or LIVELINE_KEK."),
@@ -56,7 +59,9 @@ enum ServeCommand: LivelineCommand {
             try configuration.apply(environment: ProcessInfo.processInfo.environment)
             let flags = [("host", "host"), ("port", "port"), ("database", "database"), ("apns-host", "apnsHost"), ("ca-file", "caFile"), ("webhook-url", "webhookURL"),
                          ("admin-key-file", "adminKeyFile"), ("kek-file", "kekFile"), ("admin-listen", "adminListen"),
-                         ("tls-cert", "tlsCertFile"), ("tls-key", "tlsKeyFile")]
+                         ("tls-cert", "tlsCertFile"), ("tls-key", "tlsKeyFile"),
+                         ("apns-sandbox-host", "apnsSandboxHost"), ("apns-production-host", "apnsProductionHost"),
+                         ("push-to-start-token-max-unseen-days", "pushToStartTokenMaxUnseenDays")]
             for (flag, setting) in flags {
                 if let value = arguments.value(flag) { try configuration.set(setting, value, source: "--\(flag)") }
             }
@@ -66,7 +71,7 @@ enum ServeCommand: LivelineCommand {
         if let ca = configuration.caFile, !FileManager.default.isReadableFile(atPath: ca) {
             throw CLIError(message: "cannot read the CA file '\(ca)'")
         }
-        if configuration.caFile != nil && configuration.apnsHost == nil {
+        if configuration.caFile != nil && configuration.apnsHost == nil && configuration.apnsSandboxHost == nil && configuration.apnsProductionHost == nil {
             throw UsageError(message: "'--ca-file' goes with '--apns-host' (Apple's hosts are verified with the system's CAs)", helpPath: spec.path)
         }
         let dashboardOptions = try dashboardOptions(arguments)
@@ -84,6 +89,9 @@ enum ServeCommand: LivelineCommand {
             text += "Database: \(absolute(configuration.database)) (SQLite, WAL)\n"
         }
         text += "APNs: \(configuration.apnsHost.map { "\($0) (CA file \(configuration.caFile ?? "system"))" } ?? "Apple's hosts, per app environment")\n"
+        for (name, host) in [("sandbox", configuration.apnsSandboxHost), ("production", configuration.apnsProductionHost)] {
+            if let host { text += "APNs \(name) tokens: \(host)\n" }
+        }
         var dashboard: ServiceDashboard?
         if let options = dashboardOptions {
             do {

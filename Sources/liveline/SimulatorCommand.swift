@@ -16,6 +16,7 @@ enum SimulatorCommand: LivelineCommand {
             .init(name: "allow-remote", valueName: nil, help: "Allow a non-loopback --host; the inspection API then needs the printed inspection token."),
             .init(name: "port", valueName: "n", help: "Port to listen on; 0 picks a free one (default 2197)."),
             .init(name: "environment", valueName: "env", help: "sandbox or production when no config sets it (default sandbox)."),
+            .init(name: "other-environment-port", valueName: "n", help: "Also listen on this port as the other environment's host: each host answers the other's tokens with 400 BadDeviceToken (0 picks a free one)."),
             .init(name: "state-dir", valueName: "dir", help: "Where the CA, server certificate, generated key and endpoint file go (default .liveline-simulator)."),
             .init(name: "seed", valueName: "n", help: "Seed for ids, tokens and faults (overrides the config)."),
             .init(name: "url", valueName: "https://host:port", help: "Query: the simulator's address (default: from the state directory)."),
@@ -150,6 +151,8 @@ enum SimulatorCommand: LivelineCommand {
             guard let v = APNSEnvironment(rawValue: e) else { throw arguments.usageError("'--environment' must be sandbox or production, got '\(e)'") }
             environment = v
         }
+        let otherPort = try arguments.int("other-environment-port")
+        if let otherPort, !(0...65535).contains(otherPort) { throw arguments.usageError("'--other-environment-port' must be 0 to 65535, got \(otherPort)") }
         var seed: UInt64?
         if let s = arguments.value("seed") {
             guard let v = UInt64(s) else { throw arguments.usageError("'--seed' must be a non-negative integer, got '\(s)'") }
@@ -187,6 +190,17 @@ enum SimulatorCommand: LivelineCommand {
         } catch {
             throw CLIError(message: "cannot start the simulator on \(host):\(port): \(error)")
         }
+        var otherServer: SimulatorServer?
+        let other: APNSEnvironment = setup.configuration.environment == .sandbox ? .production : .sandbox
+        if let otherPort {
+            do {
+                otherServer = try SimulatorServer.start(simulator: simulator, certificates: certificates, host: host, port: otherPort,
+                                                        maxConcurrentStreams: setup.configuration.maxConcurrentStreams, inspectionToken: inspectionToken, environment: other)
+            } catch {
+                await server.stop()
+                throw CLIError(message: "cannot start the simulator's \(other.rawValue) host on \(host):\(otherPort): \(error)")
+            }
+        }
         let localHost = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
         let endpoint = SimulatorInspectionClient.Endpoint(host: localHost, port: server.port, caFile: certificates.caFile, inspectionToken: inspectionToken)
         let endpointFile = SimulatorInspectionClient.Endpoint.fileName(inStateDirectory: absoluteState)
@@ -207,6 +221,7 @@ enum SimulatorCommand: LivelineCommand {
         }
 
         var text = "APNs simulator (\(setup.configuration.environment.rawValue)) listening on \(server.url)\n"
+        if let otherServer { text += "APNs simulator (\(other.rawValue)) listening on \(otherServer.url)\n" }
         if let dashboard {
             text += "Dashboard: \(dashboard.accessURL)\n"
             if let forwarding = dashboardOptions?.forwarding { text += "Taps are forwarded to \(forwarding.baseURL.absoluteString)/v1/activities/{id}/interactions\n" }
@@ -234,6 +249,7 @@ enum SimulatorCommand: LivelineCommand {
         await waitForTermination()
         await dashboard?.stop()
         await server.stop()
+        await otherServer?.stop()
         try? FileManager.default.removeItem(atPath: endpointFile)
         Console.err("simulator stopped")
         return 0

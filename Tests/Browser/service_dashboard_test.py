@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 Tests/Browser/service_dashboard_test.py PATH/TO/liveline
 Starts a real `liveline simulator` process and a real `liveline serve --dashboard` sending to it,
 registers the app, a device and its tokens through the service's API, starts an activity and
 POSTs an update, and checks in the browser, waiting on the DOM (no sleeps): each push's delivery
-becomes "sent" over the event stream (a dead token's "pruned", with APNs' reason), the update token shows as a prefix only, the link to the
+becomes "sent" over the event stream (a token APNs refuses "failed", with APNs' reason and the token kept), the update token shows as a prefix only, the link to the
 simulator's dashboard is there, the keyboard reaches the filter and it works, and a screenshot is
 not blank. Exits 1 with the reason on any failure, 2 when the browser or its driver is missing.
 """
@@ -138,7 +138,7 @@ def main():
         if shown != token[:8] + "…":
             fail(f"the update token shows as {shown!r}, not its 8-character prefix")
 
-        # A second device whose token APNs does not know: its delivery of the update is pruned, with the reason.
+        # A second device whose token APNs does not know: its delivery of the update fails with the reason (BadDeviceToken keeps the token, marked).
         dead = "ab" * 32
         api("PUT", "/v1/devices/phone-2", {"bundleID": BUNDLE, "iosVersion": "18.2"})
         api("PUT", "/v1/activities/flight-1/tokens/phone-2", {"token": dead, "attributesType": "FlightAttributes"})
@@ -148,11 +148,16 @@ def main():
         wait(lambda d: sent("update"), "the update's delivery to be sent")
         if "apns-id" not in sent("update")[0].text:
             fail(f"the sent update shows no apns-id: {sent('update')[0].text!r}")
-        pruned = "section[data-activity='flight-1'] tr.delivery[data-state='pruned']"
-        wait(lambda d: d.find_elements(By.CSS_SELECTOR, pruned), "the dead token's delivery to be pruned")
-        detail = driver.find_element(By.CSS_SELECTOR, pruned + " td.detail").text
-        if not any(reason in detail for reason in ("BadDeviceToken", "Unregistered")) or "token removed" not in detail:
-            fail(f"the pruned delivery does not say why: {detail!r}")
+        refused = "section[data-activity='flight-1'] tr.delivery[data-state='failed']"
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, refused), "the refused token's delivery to fail")
+        detail = driver.find_element(By.CSS_SELECTOR, refused + " td.detail").text
+        if "BadDeviceToken" not in detail or "refused this token" not in detail:
+            fail(f"the failed delivery does not say why: {detail!r}")
+        # The token is kept, and its row says it is refused (the reason on hover).
+        kept = "section[data-activity='flight-1'] tr.update-token[data-device='phone-2'] td.environment"
+        wait(lambda d: "refused" in " ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, kept)), "the refused token's row to say so")
+        if "refused this token" not in driver.find_element(By.CSS_SELECTOR, kept).get_attribute("title"):
+            fail("the refused token's row does not give the reason on hover")
         page = driver.find_element(By.TAG_NAME, "body").text + driver.page_source
         for secret, what in ((token, "the full update token"), (dead, "the dead token"), (start_token, "the full push-to-start token"), (admin, "the admin key"), ("PRIVATE KEY", "the .p8 key")):
             if secret in page:
@@ -179,7 +184,7 @@ def main():
             width, height, colours, share = png_is_not_blank(f.read())
         if width < 800 or height < 600 or colours < 16 or share < 0.02:
             fail(f"the screenshot looks blank: {width}x{height}, {colours} colours, {share:.1%} not background")
-        print(f"service dashboard browser test passed: start and update sent in the DOM, a dead token pruned, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
+        print(f"service dashboard browser test passed: start and update sent in the DOM, a refused token's delivery failed with the reason, token as prefix, link, keyboard, screenshot {width}x{height} ({colours} colours)")
     finally:
         if driver is not None:
             driver.quit()

@@ -8,6 +8,7 @@ struct ServeCommandTests {
         (["serve", "--port", "http"], "--port: port must be an integer from 0 to 65535, got 'http'"),
         (["serve", "--ca-file", "/etc/hostname"], "'--ca-file' goes with '--apns-host'"),
         (["serve", "--colour", "red"], "unknown option '--colour'"),
+        (["serve", "--push-to-start-token-max-unseen-days", "-2"], "--push-to-start-token-max-unseen-days: pushToStartTokenMaxUnseenDays must be a number from 0 to 3650, got '-2'"),
         (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
     ])
     func usage(_ args: [String], _ message: String) async throws {
@@ -40,6 +41,9 @@ struct ServeCommandTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("LIVELINE_PORT"))
         #expect(result.stdout.contains("apnsHost"))
+        // Token hygiene: the per-environment hosts and the push-to-start expiry, with what they do.
+        #expect(result.stdout.contains("--apns-production-host") && result.stdout.contains("--apns-sandbox-host"))
+        #expect(result.stdout.contains("--push-to-start-token-max-unseen-days") && result.stdout.contains("0: never; default 30"))
     }
 
     @Test("an idle service (outbox workers and webhook sender running) uses almost no CPU")

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("The service's dashboard: its JSON and its event stream, against a real service sending to a simulator")
 struct ServiceDashboardTests {
-    @Test("an update's delivery is sent with its apns-id, a dead token is pruned with APNs' reason; tokens only as prefixes, no key")
+    @Test("an update's delivery is sent with its apns-id, a token APNs refuses (BadDeviceToken) fails with the reason and is kept marked; tokens only as prefixes, no key")
     func activitiesJSON() async throws {
         try await ServiceDashboardFixture.with { f in
             let flight = try f.startFlight()
@@ -31,13 +31,14 @@ struct ServiceDashboardTests {
             #expect(sent["event"] == "update")
             #expect(sent["apnsID"]?.stringValue?.isEmpty == false)
             #expect(sent["token"]?.stringValue == String(live.prefix(8)) + "…")
-            let pruned = try #require(deliveries.first { $0["deviceID"] == "phone-2" })
-            #expect(pruned["state"] == "pruned")
-            #expect(["BadDeviceToken", "Unregistered"].contains(pruned["reason"]?.stringValue ?? ""), "\(pruned)")
-            // The pruned token left the registry: only phone-1's remains.
-            #expect(activity["tokens"]?.arrayValue?.map { $0["deviceID"] } == ["phone-1"])
+            let refused = try #require(deliveries.first { $0["deviceID"] == "phone-2" })
+            #expect(refused["state"] == "failed")
+            #expect(refused["reason"]?.stringValue?.hasPrefix("BadDeviceToken: token-environment-refused") == true, "\(refused)")
+            // BadDeviceToken does not delete the token: it stays, marked refused, with the reason.
+            #expect(activity["tokens"]?.arrayValue?.map { $0["deviceID"] } == ["phone-1", "phone-2"])
+            #expect(activity["tokens"]?.arrayValue?.last?["state"] == "refused")
             #expect(activity["counts"]?["sent"] == 1)
-            #expect(activity["counts"]?["pruned"] == 1)
+            #expect(activity["counts"]?["failed"] == 1)
             #expect(activity["final"] == true)
             for secret in [live, dead, f.admin, "PRIVATE KEY"] { #expect(!reply.text.contains(secret), "the page's JSON holds a secret") }
 

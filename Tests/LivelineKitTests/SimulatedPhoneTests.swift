@@ -87,4 +87,51 @@ struct SimulatedPhoneTests {
         await server.stop()
         await simulatorServer.stop()
     }
+
+    @Test("a production phone's app reports production with its tokens: the service sends to the production host and the start shows; the sandbox host would have refused it")
+    func productionPhone() async throws {
+        let directory = NSTemporaryDirectory() + "liveline-kit-sim-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let generated = try SimulatorSetup.generated(in: directory)
+        var setup = generated.setup
+        setup.devices = []
+        setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
+        let simulator = try setup.makeSimulator()
+        _ = simulator.addDevice(name: "iPhone 16", osVersion: "18.2", environment: .production, id: "phone-p")
+        _ = try simulator.install(Self.bundle, on: "phone-p", activityTypes: [.type(FlightAttributes.self)])
+        let certificates = try SimulatorCertificates.prepare(in: directory)
+        let sandboxHost = try SimulatorServer.start(simulator: simulator, certificates: certificates)
+        let productionHost = try SimulatorServer.start(simulator: simulator, certificates: certificates, environment: .production)
+        var config = ServiceConfiguration()
+        config.port = 0
+        config.database = directory + "/liveline.db"
+        config.apnsSandboxHost = "127.0.0.1:\(sandboxHost.port)"
+        config.apnsProductionHost = "127.0.0.1:\(productionHost.port)"
+        config.caFile = sandboxHost.caFile
+        let server = try ServiceServer.start(config) { _ in }
+        let admin = server.firstAdminKey!
+        let pem = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
+        #expect(try await KitFixture.call(server.url, "POST", "/v1/apps", key: admin, json: [
+            "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID), "key": .string(pem),
+            "environment": "sandbox", "environments": ["sandbox", "production"]]).status == 201)
+        let appKey = try await KitFixture.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]!.stringValue!
+        let client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey)
+        let app = try SimulatedPhoneApp(device: DeviceRegistration(deviceID: "phone-p", bundleID: Self.bundle, iosVersion: "18.2"),
+                                        attributesTypes: ["FlightAttributes"], client: client, directory: URL(fileURLWithPath: directory + "/app"))
+        #expect(await app.launch(simulator).remaining == 0)
+        let installation = try #require(await app.uploader.installationID)
+        // Without the app's report the app's default (sandbox) would apply, and the sandbox host answers BadDeviceToken.
+        #expect(try server.store.write { try $0.pushToStartToken(deviceID: installation, attributesType: "FlightAttributes") }?.environment == "production")
+        let start: JSONValue = ["attributesType": "FlightAttributes", "attributes": ["flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": "2026-12-01T18:00:00Z"],
+                                "contentState": ["status": "scheduled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false],
+                                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": ["deviceIDs": .array([.string(installation)])]]
+        #expect(try await KitFixture.call(server.url, "POST", "/v1/activities/flight-prod/start", key: admin, json: start).status == 202)
+        let settled = try await KitFixture.call(server.url, "GET", "/v1/activities/flight-prod?wait=20", key: admin)
+        #expect(settled.json["deliveries"]?.arrayValue?.first?["state"]?.stringValue == "sent", "\(settled.json)")
+        #expect(simulator.activities().contains { $0.deviceID == "phone-p" })
+        await app.stop()
+        await server.stop()
+        await sandboxHost.stop()
+        await productionHost.stop()
+    }
 }

@@ -46,6 +46,9 @@ final class ServiceFixture: @unchecked Sendable {
     let directory: String
     let simulator: Simulator
     let simulatorServer: SimulatorServer
+    /// With `productionHost`: the same simulator listening as APNs' production host too (the first
+    /// listener plays the sandbox host); the service sends production tokens' pushes there.
+    let productionServer: SimulatorServer?
     let keyPEM: String
     let keyID: String
     let teamID: String
@@ -55,7 +58,7 @@ final class ServiceFixture: @unchecked Sendable {
     var configuration: ServiceConfiguration
 
     /// Phones to create: (id, iOS).
-    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], productionHost: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = NSTemporaryDirectory() + "liveline-service-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let generated = try SimulatorSetup.generated(in: directory)
@@ -68,7 +71,9 @@ final class ServiceFixture: @unchecked Sendable {
             _ = simulator.addDevice(name: id, osVersion: ios, id: id)
             _ = try simulator.install(Self.bundle, on: id, activityTypes: [.type(FlightAttributes.self), .voltra])
         }
-        simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
+        let certificates = try SimulatorCertificates.prepare(in: directory)
+        simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: certificates)
+        productionServer = productionHost ? try SimulatorServer.start(simulator: simulator, certificates: certificates, environment: .production) : nil
         keyPEM = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
         keyID = generated.keyID
         teamID = generated.teamID
@@ -77,6 +82,7 @@ final class ServiceFixture: @unchecked Sendable {
         config.database = directory + "/liveline.db"
         config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
         config.caFile = simulatorServer.caFile
+        if let productionServer { config.apnsProductionHost = "127.0.0.1:\(productionServer.port)" }
         config.retryBase = .milliseconds(50)
         // Tests register hundreds of phones at loopback speed; the rate-limit test sets its own.
         config.rateLimit = 1_000_000
@@ -96,6 +102,7 @@ final class ServiceFixture: @unchecked Sendable {
     func stop() async {
         await server.stop()
         await simulatorServer.stop()
+        await productionServer?.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

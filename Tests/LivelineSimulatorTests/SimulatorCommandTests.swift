@@ -47,6 +47,35 @@ struct SimulatorCommandTests {
         #expect(after.stderr.contains("no running simulator found"))
     }
 
+    @Test("--other-environment-port: a production host beside the sandbox one; each answers the other's tokens with BadDeviceToken")
+    func otherEnvironmentHost() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try RunningProcess.start(Self.binary, ["simulator", "--port", "0", "--other-environment-port", "0", "--state-dir", dir])
+        defer { server.send(SIGKILL) }
+        let text = (try? await server.output(containing: "Ready.", within: .seconds(60))) ?? server.standardOutput
+        func after(_ marker: String) -> String? {
+            guard let range = text.range(of: marker) else { return nil }
+            return String(text[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+        let sandbox = try #require(after("APNs simulator (sandbox) listening on https://"), "\(text)")
+        let production = try #require(after("APNs simulator (production) listening on https://"), "\(text)")
+        let token = try #require(after("com.example.liveline device token "), "\(text)")
+        let key = try #require(after("Generated key: "))
+        let team = try #require(after("team ID ")?.dropLast())
+        func send(_ host: String) async throws -> String {
+            try await Self.run(["send", "update", "--bundle-id", "com.example.liveline", "--example", "flight", "--token", token, "--key", key,
+                                "--team-id", String(team), "--host", host, "--ca-file", dir + "/simulator-ca.pem"]).stdout
+        }
+        // The device's token is a sandbox token: the production host does not know it.
+        #expect(try await send(production).hasPrefix("rejected: 400 BadDeviceToken"))
+        // The sandbox host knows it (a Live Activity push to a device token is then refused for its topic instead).
+        let known = try await send(sandbox)
+        #expect(!known.contains("BadDeviceToken") && known.hasPrefix("rejected: 400 DeviceTokenNotForTopic"), "\(known)")
+        server.send(SIGTERM)
+        #expect(try await server.exitStatus(within: .seconds(30)) == 0)
+    }
+
     @Test("--host beyond loopback without --allow-remote is a usage error (exit 64) that says why")
     func remoteHostNeedsFlag() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path

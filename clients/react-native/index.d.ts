@@ -31,6 +31,10 @@ export interface LivelineClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Lines with ids and token prefixes only. */
   log?: (line: string) => void;
+  /** The build's `aps-environment` (`development` is APNs' sandbox), sent with every token as
+   *  `environment`; read it with the native module's `getApsEnvironment()`. Omitted or null: the
+   *  service uses the app's default environment. Any other value throws a TypeError. */
+  apsEnvironment?: 'sandbox' | 'development' | 'production' | null;
 }
 
 export interface DeviceRegistration {
@@ -105,6 +109,10 @@ export class LivelineError extends Error {
 export function createLivelineClient(options: LivelineClientOptions): LivelineClient;
 export function memoryStorage(): KeyValueStorage;
 export function backoffDelay(attempts: number, random: number, baseMs?: number, maxMs?: number): number;
+/** The `apsEnvironment` option as the service names it: 'sandbox', 'production' or null; throws a TypeError otherwise. */
+export function tokenEnvironment(value: string | null | undefined): 'sandbox' | 'production' | null;
+/** A push-to-start token the service holds is reported again after this many milliseconds. */
+export const PUSH_TO_START_REPORT_INTERVAL_MS: number;
 
 type Subscription = { remove(): void } | undefined;
 export function wireVoltra(

@@ -102,6 +102,24 @@ function summary(op) {
 const needsDevice = (op) => op.kind === 'pushToStart' || op.kind === 'activityToken';
 
 /** Exponential from baseMs up to maxMs, the upper half random. */
+/**
+ * A push-to-start token the service holds is reported again after this long: the service skips
+ * push-to-start tokens it has not seen for a configured time (30 days by default).
+ */
+export const PUSH_TO_START_REPORT_INTERVAL_MS = 24 * 3600 * 1000;
+
+/**
+ * The `apsEnvironment` option: the build's `aps-environment` entitlement (`development` is APNs'
+ * sandbox), as the native module's `getApsEnvironment()` reads it. Null or undefined: not sent,
+ * and the service uses the app's default environment. Anything else is a mistake, refused here.
+ */
+export function tokenEnvironment(value) {
+  if (value == null) return null;
+  if (value === 'development' || value === 'sandbox') return 'sandbox';
+  if (value === 'production') return 'production';
+  throw new TypeError(`apsEnvironment must be 'sandbox' (or 'development') or 'production', got ${JSON.stringify(value)}`);
+}
+
 export function backoffDelay(attempts, random, baseMs = 1000, maxMs = 300000) {
   const ceiling = Math.min(baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30), maxMs);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
@@ -126,6 +144,7 @@ export function createLivelineClient(options) {
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const log = options.log ?? (() => {});
+  const apsEnvironment = tokenEnvironment(options.apsEnvironment);
   let state = { sequence: 0, pending: {}, confirmed: {}, device: null, delivered: [] };
   let loaded = null;
   let running = null;
@@ -156,14 +175,23 @@ export function createLivelineClient(options) {
   async function enqueueToken(op) {
     await load();
     const key = keyOf(op);
-    if (state.confirmed[key]?.token === op.token) {
-      // Sent once: a token the service holds is not sent again.
+    if (state.confirmed[key]?.token === op.token && !dueForReport(op, state.confirmed[key])) {
+      // Sent once: a token the service holds is not sent again (a push-to-start token is
+      // reported again after PUSH_TO_START_REPORT_INTERVAL_MS, so the service sees it in use).
       if (state.pending[key]) { delete state.pending[key]; await persist(); }
       return;
     }
     if (state.pending[key] && same(state.pending[key].op, op)) return;
     await enqueue(op);
   }
+
+  // Token environment: the build's aps-environment goes with every token (absent: the app's default).
+  function withEnvironment(body) {
+    if (apsEnvironment) body.environment = apsEnvironment;
+    return body;
+  }
+  const dueForReport = (op, confirmed) =>
+    op.kind === 'pushToStart' && (confirmed.confirmedAt == null || now() - confirmed.confirmedAt >= PUSH_TO_START_REPORT_INTERVAL_MS);
 
   if (!options.secureStorage) (options.log ?? console.warn)('liveline: no secureStorage given; the installation secret is kept in plain storage (give react-native-keychain or the like)');
 
@@ -250,9 +278,9 @@ export function createLivelineClient(options) {
         return deviceCall('PUT', (id) => ['v1', 'devices', id], body, {}, cred);
       }
       case 'pushToStart':
-        return deviceCall('PUT', (id) => ['v1', 'devices', id, 'push-to-start', op.attributesType], { token: op.token });
+        return deviceCall('PUT', (id) => ['v1', 'devices', id, 'push-to-start', op.attributesType], withEnvironment({ token: op.token }));
       case 'activityToken': {
-        const body = { token: op.token };
+        const body = withEnvironment({ token: op.token });
         if (op.attributesType) body.attributesType = op.attributesType;
         const path = (id) => ['v1', 'activities', op.activityID, 'tokens', id];
         try { return await deviceCall('PUT', path, body); } catch (e) {
@@ -285,7 +313,7 @@ export function createLivelineClient(options) {
   async function succeeded(entry) {
     const op = entry.op, key = keyOf(op);
     if (op.kind === 'device') state.device = op.device;
-    else if (op.kind === 'pushToStart') state.confirmed[key] = { token: op.token, deviceID: op.deviceID };
+    else if (op.kind === 'pushToStart') state.confirmed[key] = { token: op.token, deviceID: op.deviceID, confirmedAt: now() };
     else if (op.kind === 'activityToken') state.confirmed[key] = { token: op.token, activityID: op.activityID, deviceID: op.deviceID };
     else if (op.kind === 'deleteActivityToken') delete state.confirmed[key];
     else if (op.kind === 'interaction') {

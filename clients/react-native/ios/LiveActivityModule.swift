@@ -166,6 +166,22 @@ final class LiveActivityModule: RCTEventEmitter {
         sendEvent(withName: Self.pushToStartEvent, body: ["pushToStartToken": token.hexString, "attributesType": FlightActivityAttributes.attributesType])
     }
 
+    // MARK: Token environment (the build's aps-environment, sent with every token)
+
+    /// Info.plist's `LivelineAPSEnvironment` (`development`, `sandbox` or `production`) when the app
+    /// says it, else LivelineKit's reading of the embedded provisioning profile.
+    private static var apsEnvironment: APSEnvironment? {
+        if let stated = Bundle.main.object(forInfoDictionaryKey: "LivelineAPSEnvironment") as? String { return APSEnvironment(entitlement: stated) }
+        return APSEnvironment.current
+    }
+
+    /// `getApsEnvironment()`: `"sandbox"`, `"production"` or null, for the JavaScript client's
+    /// `apsEnvironment` option (Voltra apps register through it).
+    @objc(getApsEnvironment:rejecter:)
+    @MainActor func getApsEnvironment(_ resolve: @escaping RCTPromiseResolveBlock, rejecter reject: @escaping RCTPromiseRejectBlock) {
+        resolve(Self.apsEnvironment?.rawValue)
+    }
+
     // MARK: ActivityKit, looked up where used
 
     private static func activity(_ id: String) -> Activity<FlightActivityAttributes>? {
@@ -206,6 +222,7 @@ final class LiveActivityModule: RCTEventEmitter {
                 await Self.grant(from: grantURL, installationID: installationID, activityID: activityID)
             }
         }
+        client.apsEnvironment = apsEnvironment
         guard let uploader = try? TokenUploader(directory: directory, client: client, deviceID: installID) else { return nil }
         var configuration = LiveActivityCoordinator.Configuration(device: device)
         // The guide's type has no livelineActivityID: an activity's logical id is then its device id,
