@@ -201,6 +201,28 @@ enum Migrations {
                 created_at REAL NOT NULL);
             CREATE INDEX device_reports_by_activity ON device_reports (activity_id, device_id, id);
             """),
+        // App builds still installed: what each device reported of its app, the schema version it
+        // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
+        SQLiteMigration("10-app-builds", """
+            CREATE TABLE device_builds (
+                device_id TEXT PRIMARY KEY REFERENCES devices (device_id) ON DELETE CASCADE,
+                app_build TEXT,
+                app_version TEXT,
+                updated_at REAL NOT NULL);
+            CREATE TABLE device_schema_versions (
+                device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                PRIMARY KEY (device_id, attributes_type));
+            CREATE INDEX device_schema_versions_by_version ON device_schema_versions (attributes_type, version);
+            CREATE TABLE schema_versions (
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                schema_json TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                retired_at REAL,
+                PRIMARY KEY (attributes_type, version));
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -358,6 +380,28 @@ enum Migrations {
                 reported_at DOUBLE PRECISION NOT NULL,
                 created_at DOUBLE PRECISION NOT NULL);
             CREATE INDEX device_reports_by_activity ON device_reports (activity_id, device_id, id);
+            """),
+        // App builds still installed: what each device reported of its app, the schema version it
+        // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
+        PostgresMigration("10-app-builds", """
+            CREATE TABLE device_builds (
+                device_id TEXT PRIMARY KEY REFERENCES devices (device_id) ON DELETE CASCADE,
+                app_build TEXT,
+                app_version TEXT,
+                updated_at DOUBLE PRECISION NOT NULL);
+            CREATE TABLE device_schema_versions (
+                device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                PRIMARY KEY (device_id, attributes_type));
+            CREATE INDEX device_schema_versions_by_version ON device_schema_versions (attributes_type, version);
+            CREATE TABLE schema_versions (
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                schema_json TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                retired_at DOUBLE PRECISION,
+                PRIMARY KEY (attributes_type, version));
             """),
     ]
 }

@@ -201,4 +201,25 @@ public protocol StoreTransaction {
     func replaceDeviceReport(_ report: DeviceReportRecord) throws -> DeviceReportRecord
     /// The activity's reports: one per device and kind, oldest first.
     func deviceReports(activityID: String) throws -> [DeviceReportRecord]
+
+    // MARK: App builds and schema versions (migration 10-app-builds)
+    /// Replaces what the device reported of its app (an empty record removes it).
+    func setDeviceBuild(_ build: DeviceBuildRecord) throws
+    func deviceBuild(deviceID: String) throws -> DeviceBuildRecord?
+    /// The devices holding an update token for the activity that reported a version of `attributesType`;
+    /// with `pushStarted`, also those a push-to-start of the activity was queued for (they may follow its channel).
+    func installedVersions(activityID: String, attributesType: String, pushStarted: Bool) throws -> [InstalledVersion]
+    /// The same for the devices `deviceIDs` (a start's audience).
+    func installedVersions(deviceIDs: [String], attributesType: String) throws -> [InstalledVersion]
+    /// How many devices report each version of `attributesType`, with their builds.
+    func versionPopulations(attributesType: String) throws -> [VersionPopulation]
+    /// Stores a version; one already stored keeps its `createdAt` and is no longer retired.
+    func upsertSchemaVersion(_ version: SchemaVersionRecord) throws
+    func schemaVersion(attributesType: String, version: String) throws -> SchemaVersionRecord?
+    /// Every stored version (of one type, or of all), ordered by type and creation.
+    func schemaVersions(attributesType: String?) throws -> [SchemaVersionRecord]
+    /// Whether a version not yet retired is stored for the type (a send's cheap first question).
+    func hasActiveSchemaVersions(attributesType: String) throws -> Bool
+    /// Sets `retiredAt` unless already retired; returns whether it changed.
+    func retireSchemaVersion(attributesType: String, version: String, at: Date) throws -> Bool
 }

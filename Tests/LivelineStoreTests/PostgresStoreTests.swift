@@ -172,6 +172,7 @@ struct PostgresStoreTests {
         // Each migration recorded once, in order: one row per version the code knows.
         #expect(recorded.map { "\($0.int("version") ?? 0) \($0.string("name") ?? "")" } == PostgresStore.migrationNames.enumerated().map { "\($0.offset + 1) \($0.element)" })
         #expect(recorded.count == PostgresStore.migrationNames.count && Array(PostgresStore.migrationNames.prefix(7).suffix(4)) == ["4-installations", "5-key-lifecycle", "6-token-environment", "7-activity-status"])
+        #expect(PostgresStore.migrationNames.contains("10-app-builds"))
         #expect(PostgresStore.migrationNames == SQLiteStore.migrationNames)
     }
 
