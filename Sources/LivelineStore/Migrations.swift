@@ -175,6 +175,13 @@ enum Migrations {
             ALTER TABLE api_keys ADD COLUMN expires_at REAL;
             ALTER TABLE api_keys ADD COLUMN revoked_at REAL;
             """),
+        // Webhook delivery under a lease, like the outbox: an instance claims an interaction
+        // (claimed_by, lease_until) before calling the webhook; `attempts` and `next_attempt_at`
+        // (the backoff) are 2-outbox's columns, now counted at the claim.
+        SQLiteMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until REAL;
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -311,6 +318,10 @@ enum Migrations {
             ALTER TABLE api_keys ADD COLUMN apps TEXT;
             ALTER TABLE api_keys ADD COLUMN expires_at DOUBLE PRECISION;
             ALTER TABLE api_keys ADD COLUMN revoked_at DOUBLE PRECISION;
+            """),
+        PostgresMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until DOUBLE PRECISION;
             """),
     ]
 }
