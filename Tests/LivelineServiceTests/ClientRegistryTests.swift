@@ -85,8 +85,12 @@ struct DispatcherUnsentTests {
                                   deliveries: [NewDelivery(deviceID: "d1", target: .token, token: String(repeating: "ab", count: 32), priority: 10, notBefore: now)], now: now)
         }
         let registry = ClientRegistry(configuration: configuration, vault: try AppKeyVault(configuration))
-        // The app's client, shut down as a replaced one is while a pipeline still holds it.
-        await (try registry.client(for: app)).shutdown()
+        // The app's client, shut down as a replaced one is while a pipeline still holds it. (For the
+        // app as the store gives it back: the registry keeps a client per record, and a date read
+        // back from the store need not equal the one written to the last bit.)
+        let stored = try #require(try store.write { try $0.app(bundleID: app.bundleID) })
+        let client = try registry.client(for: stored)
+        await client.shutdown()
         let dispatcher = Dispatcher(store: store, configuration: configuration, clients: registry, metrics: Metrics(), log: { _ in })
         dispatcher.start()
         do {
@@ -99,6 +103,7 @@ struct DispatcherUnsentTests {
             throw error
         }
         await dispatcher.stop()
+        #expect(registry.built == 1, "the dispatcher made another client instead of using the shut-down one")
         let row = try #require(try store.write { try $0.deliveries(activityID: "a1", limit: 1) }.first)
         #expect(row.state == .retrying, "a push the client never sent was \(row.state): \(row.reason ?? "")")
         #expect(row.attempts == 0, "the local shutdown spent \(row.attempts) attempt(s)")

@@ -24,10 +24,12 @@ struct ServiceConsistencyTests {
             let id = "race-\(round)"
             let t = try await f.admin.call("PUT", "/v1/activities/\(id)/tokens/phone-1", json: ["token": .string(token), "attributesType": "FlightAttributes"])
             try #require(t.status == 201, "token: \(t.json)")
-            async let update = updater.call("POST", "/v1/activities/\(id)/update", json: ["contentState": ServiceFixture.state(gate: "G\(round)")])
+            // Two updates and the end at once: each update races the end (and the other update).
+            async let first = updater.call("POST", "/v1/activities/\(id)/update", json: ["contentState": ServiceFixture.state(gate: "G\(round)")])
+            async let second = updater.call("POST", "/v1/activities/\(id)/update", json: ["contentState": ServiceFixture.state(gate: "H\(round)")])
             async let end = ender.call("POST", "/v1/activities/\(id)/end", json: ["contentState": ServiceFixture.state(status: "landed")])
-            let (u, e) = try await (update, end)
-            #expect(u.status == 202 || u.status == 409, "update of \(id): \(u.status) \(u.json)")
+            let (u1, u2, e) = try await (first, second, end)
+            for u in [u1, u2] { #expect(u.status == 202 || u.status == 409, "update of \(id): \(u.status) \(u.json)") }
             #expect(e.status == 202, "end of \(id): \(e.status) \(e.json)")
             guard e.status == 202 else { continue }
             ends += 1
@@ -47,14 +49,14 @@ struct ServiceConsistencyTests {
         c.retryBase = .seconds(60)
     }
 
-    @Test("an update racing an end never erases the end (SQLite, 60 rounds)")
+    @Test("an update racing an end never erases the end (SQLite, 150 rounds)")
     func updateRacingEndKeepsTheEnd() async throws {
         let f = try await ServiceFixture(configure: Self.offline)
-        do { try await Self.updateRacesEnd(f, updater: f.admin, ender: f.admin, rounds: 60) } catch { await f.stop(); throw error }
+        do { try await Self.updateRacesEnd(f, updater: f.admin, ender: f.admin, rounds: 150) } catch { await f.stop(); throw error }
         await f.stop()
     }
 
-    @Test("an update racing an end on another instance never erases the end (PostgreSQL, two instances, 40 rounds)", .enabled(if: TestPostgres.runs))
+    @Test("an update racing an end on another instance never erases the end (PostgreSQL, two instances, 100 rounds)", .enabled(if: TestPostgres.runs))
     func updateRacingEndKeepsTheEndOnPostgres() async throws {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
@@ -64,7 +66,7 @@ struct ServiceConsistencyTests {
             let other = try ServiceServer.start(f.configuration) { _ in }
             second = other
             let ender = APIClient(baseURL: other.url, key: f.admin.key)
-            try await Self.updateRacesEnd(f, updater: f.admin, ender: ender, rounds: 40)
+            try await Self.updateRacesEnd(f, updater: f.admin, ender: ender, rounds: 100)
         } catch {
             await second?.stop()
             await f.stop()
