@@ -29,8 +29,10 @@ final class WebhookSender: Sendable {
     private let log: @Sendable (String) -> Void
     private let state = Mutex<(task: Task<Void, Never>?, wake: AsyncStream<Void>.Continuation?)>((nil, nil))
     static let maxAttempts = 10
-    /// This instance's name in the leases it takes (`claimed_by`): unique per start.
-    let claimant = "instance-\(getpid())-\(UUID().uuidString.prefix(8))"
+    /// This instance's name in the leases it takes (`claimed_by`): unique per start on a shared
+    /// database; on SQLite (one instance per file) always the same, so that after a crash the
+    /// instance started again takes back at once what the crashed one held, without waiting for the lease.
+    let claimant: String
     /// Interactions claimed at once, each POST's timeout, and the lease: long enough for every one
     /// of a batch to time out, so a live instance never loses an interaction it is delivering.
     static let batch = 5
@@ -39,6 +41,7 @@ final class WebhookSender: Sendable {
 
     init(store: any Store, configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) {
         self.store = OffPoolStore(store, label: "liveline.webhooks.store")
+        claimant = store.isShared ? "instance-\(getpid())-\(UUID().uuidString.prefix(8))" : "the-only-instance"
         self.configuration = configuration
         self.log = log
         if configuration.webhookURL != nil {

@@ -37,7 +37,7 @@ extension PostgresTransaction {
     func claimWebhooks(by claimant: String, now: Date, limit: Int, leaseUntil: Date) throws -> [InteractionRecord] {
         try db.query("""
             WITH due AS MATERIALIZED (
-                SELECT id FROM interactions WHERE webhook_state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+                SELECT id FROM interactions WHERE webhook_state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3 OR claimed_by = $1)
                 ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
             UPDATE interactions SET claimed_by = $1, lease_until = $2, attempts = interactions.attempts + 1
             FROM due WHERE interactions.id = due.id

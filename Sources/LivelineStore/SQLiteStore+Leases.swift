@@ -38,10 +38,10 @@ extension SQLiteTransaction {
         let t = SQLiteValue.real(now.timeIntervalSince1970)
         return try db.query("""
             UPDATE interactions SET claimed_by = ?, lease_until = ?, attempts = attempts + 1
-            WHERE id IN (SELECT id FROM interactions WHERE webhook_state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+            WHERE id IN (SELECT id FROM interactions WHERE webhook_state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ? OR claimed_by = ?)
                          ORDER BY next_attempt_at, id LIMIT ?)
             RETURNING *
-            """, [.text(claimant), .real(leaseUntil.timeIntervalSince1970), t, t, .integer(Int64(limit))]).map(interactionRecord).sorted { $0.id < $1.id }
+            """, [.text(claimant), .real(leaseUntil.timeIntervalSince1970), t, t, .text(claimant), .integer(Int64(limit))]).map(interactionRecord).sorted { $0.id < $1.id }
     }
 
     func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool {

@@ -198,9 +198,11 @@ public protocol StoreTransaction {
     /// Only rows still `sending`; an older update whose device has a newer one waiting is superseded
     /// instead. Returns how many rows changed.
     func releaseUnsent(_ ids: [Int64], reason: String, nextAttemptAt: Date, now: Date) throws -> Int
-    /// Claims up to `limit` pending interactions that are due and not under a live lease, for
-    /// `claimant` until `leaseUntil`, counting an attempt each, in one statement: two claimants never
-    /// get the same interaction while its lease lasts (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+    /// Claims up to `limit` pending interactions that are due and not under another claimant's live
+    /// lease, for `claimant` until `leaseUntil`, counting an attempt each, in one statement: two
+    /// claimants never get the same interaction while its lease lasts (PostgreSQL: `FOR UPDATE SKIP
+    /// LOCKED`). A claimant's own leases do not hold it back (the one instance of an SQLite file,
+    /// started again after a crash, takes back at once what it held).
     func claimWebhooks(by claimant: String, now: Date, limit: Int, leaseUntil: Date) throws -> [InteractionRecord]
     /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
     /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.

@@ -70,11 +70,16 @@ enum LeaseContract {
         let b = try store.write { try $0.claimWebhooks(by: "instance-b", now: t0.addingTimeInterval(1), limit: 10, leaseUntil: lease) }
         #expect(b.map(\.idempotencyKey) == ["tap-3"], "a leased interaction was claimed again")
         #expect(try store.write { try $0.claimWebhooks(by: "instance-c", now: t0.addingTimeInterval(2), limit: 10, leaseUntil: lease) }.isEmpty)
+        // b started again under its name (SQLite's one instance after a crash) takes back what it held.
+        let bAgain = try store.write { try $0.claimWebhooks(by: "instance-b", now: t0.addingTimeInterval(3), limit: 10, leaseUntil: lease) }
+        #expect(bAgain.map(\.idempotencyKey) == ["tap-3"])
+        #expect(bAgain.first?.attempts == 2)
         // a delivers tap-1; tap-2's lease lapses (a crashed) and c takes it over.
         #expect(try store.write { try $0.completeWebhook(id: a[0].id, claimant: "instance-a", state: "delivered", nextAttemptAt: t0, error: nil) })
         let c = try store.write { try $0.claimWebhooks(by: "instance-c", now: t0.addingTimeInterval(61), limit: 10, leaseUntil: t0.addingTimeInterval(120)) }
         #expect(c.map(\.idempotencyKey) == ["tap-2", "tap-3"])
         #expect(c.first?.attempts == 2, "the lapsed claim counted an attempt")
+        #expect(c.last?.attempts == 3)
         // a comes back late: its completion of tap-2 is refused; c's lands.
         #expect(try store.write { try $0.completeWebhook(id: a[1].id, claimant: "instance-a", state: "delivered", nextAttemptAt: t0, error: nil) } == false)
         #expect(try store.write { try $0.completeWebhook(id: c[0].id, claimant: "instance-c", state: "pending", nextAttemptAt: t0.addingTimeInterval(200), error: "the webhook answered 503") })
@@ -113,6 +118,11 @@ struct StoreLeaseTests {
                     let got = try stores[i].write { try $0.claimWebhooks(by: name, now: StoreContract.t0, limit: 7, leaseUntil: StoreContract.t0.addingTimeInterval(60)) }
                     if got.isEmpty { break }
                     claimed.withLock { $0[name, default: []] += got.map(\.id) }
+                    // Delivered, as the sender records each before it claims again.
+                    for interaction in got {
+                        let kept = try stores[i].write { try $0.completeWebhook(id: interaction.id, claimant: name, state: "delivered", nextAttemptAt: StoreContract.t0, error: nil) }
+                        if !kept { failures.withLock { $0.append("\(name) lost its claim of \(interaction.id)") } }
+                    }
                 }
             } catch {
                 failures.withLock { $0.append("\(name): \(error)") }
