@@ -49,14 +49,14 @@ struct ServiceConsistencyTests {
         c.retryBase = .seconds(60)
     }
 
-    @Test("an update racing an end never erases the end (SQLite, 150 rounds)")
+    @Test("an update racing an end never erases the end (SQLite, 120 rounds)")
     func updateRacingEndKeepsTheEnd() async throws {
         let f = try await ServiceFixture(configure: Self.offline)
-        do { try await Self.updateRacesEnd(f, updater: f.admin, ender: f.admin, rounds: 150) } catch { await f.stop(); throw error }
+        do { try await Self.updateRacesEnd(f, updater: f.admin, ender: f.admin, rounds: 120) } catch { await f.stop(); throw error }
         await f.stop()
     }
 
-    @Test("an update racing an end on another instance never erases the end (PostgreSQL, two instances, 100 rounds)", .enabled(if: TestPostgres.runs))
+    @Test("an update racing an end on another instance never erases the end (PostgreSQL, two instances, 60 rounds)", .enabled(if: TestPostgres.runs))
     func updateRacingEndKeepsTheEndOnPostgres() async throws {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
@@ -66,7 +66,7 @@ struct ServiceConsistencyTests {
             let other = try ServiceServer.start(f.configuration) { _ in }
             second = other
             let ender = APIClient(baseURL: other.url, key: f.admin.key)
-            try await Self.updateRacesEnd(f, updater: f.admin, ender: ender, rounds: 100)
+            try await Self.updateRacesEnd(f, updater: f.admin, ender: ender, rounds: 60)
         } catch {
             await second?.stop()
             await f.stop()
