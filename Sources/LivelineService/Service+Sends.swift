@@ -209,7 +209,8 @@ extension Service {
     func update(_ c: RequestContext) throws -> Answer { try send(c, event: .update) }
     func end(_ c: RequestContext) throws -> Answer { try send(c, event: .end) }
 
-    private func send(_ c: RequestContext, event: LiveActivityPush.Event) throws -> Answer {
+    /// One try of an update or end; `send` (Service+SendRetry.swift) tries again when the activity changed under it.
+    func sendOnce(_ c: RequestContext, event: LiveActivityPush.Event) throws -> Answer {
         let activityID = c.param("activityID")
         var body = try JSONBody(c.request.body)
         let staleDate = try body.date("staleDate")
@@ -298,7 +299,8 @@ extension Service {
             } else {
                 updated.lastTimestamp = timestamp
             }
-            try tx.upsertActivity(updated)
+            // Read before this transaction: written only if no other request ended or advanced it since.
+            guard try tx.setActivityTimes(updated, ifStill: activity) else { throw ActivityChanged() }
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": .string(event.rawValue), "sendID": .number(Double(inserted.id)),
                 "queued": .number(Double(deliveries.count)), "superseded": .number(Double(inserted.superseded)),

@@ -201,6 +201,13 @@ enum Migrations {
                 created_at REAL NOT NULL);
             CREATE INDEX device_reports_by_activity ON device_reports (activity_id, device_id, id);
             """),
+        // Webhook delivery under a lease, like the outbox: an instance claims an interaction
+        // (claimed_by, lease_until) before calling the webhook; `attempts` and `next_attempt_at`
+        // (the backoff) are 2-outbox's columns, now counted at the claim.
+        SQLiteMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until REAL;
+            """),
         // App builds still installed: what each device reported of its app, the schema version it
         // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
         SQLiteMigration("10-app-builds", """
@@ -380,6 +387,10 @@ enum Migrations {
                 reported_at DOUBLE PRECISION NOT NULL,
                 created_at DOUBLE PRECISION NOT NULL);
             CREATE INDEX device_reports_by_activity ON device_reports (activity_id, device_id, id);
+            """),
+        PostgresMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until DOUBLE PRECISION;
             """),
         // App builds still installed: what each device reported of its app, the schema version it
         // decodes per attributes type, and the versions of each type's schema the service checks pushes against.

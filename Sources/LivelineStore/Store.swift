@@ -222,4 +222,24 @@ public protocol StoreTransaction {
     func hasActiveSchemaVersions(attributesType: String) throws -> Bool
     /// Sets `retiredAt` unless already retired; returns whether it changed.
     func retireSchemaVersion(attributesType: String, version: String, at: Date) throws -> Bool
+
+    // MARK: Consistency: compare-and-set, rows given back, the webhook's lease (migration 9-webhook-lease)
+    /// Sets the activity's `endedAt` and `lastTimestamp` to `updated`'s only if its `startedAt`,
+    /// `endedAt` and `lastTimestamp` are still `expected`'s (read earlier): returns whether it did.
+    /// A send that read the activity before another request ended or advanced it writes nothing.
+    func setActivityTimes(_ updated: ActivityRecord, ifStill expected: ActivityRecord) throws -> Bool
+    /// Claimed rows that were never sent (a store error before the push, or a client shut down
+    /// under it): `retrying` at `nextAttemptAt`, with the attempt their claim counted given back.
+    /// Only rows still `sending`; an older update whose device has a newer one waiting is superseded
+    /// instead. Returns how many rows changed.
+    func releaseUnsent(_ ids: [Int64], reason: String, nextAttemptAt: Date, now: Date) throws -> Int
+    /// Claims up to `limit` pending interactions that are due and not under another claimant's live
+    /// lease, for `claimant` until `leaseUntil`, counting an attempt each, in one statement: two
+    /// claimants never get the same interaction while its lease lasts (PostgreSQL: `FOR UPDATE SKIP
+    /// LOCKED`). A claimant's own leases do not hold it back (the one instance of an SQLite file,
+    /// started again after a crash, takes back at once what it held).
+    func claimWebhooks(by claimant: String, now: Date, limit: Int, leaseUntil: Date) throws -> [InteractionRecord]
+    /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
+    /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.
+    func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool
 }
