@@ -91,6 +91,9 @@ private struct FaultyTransaction: StoreTransaction {
     func deleteActivityTokens(activityID: String) throws -> Int { try faults.check("deleteActivityTokens"); return try inner.deleteActivityTokens(activityID: activityID) }
     func deleteActivityToken(activityID: String, deviceID: String, token: String) throws -> Bool { try faults.check("deleteActivityToken"); return try inner.deleteActivityToken(activityID: activityID, deviceID: deviceID, token: token) }
     func tokenCount() throws -> Int { try faults.check("tokenCount"); return try inner.tokenCount() }
+    func pushToStartTokens(deviceID: String) throws -> [TokenRecord] { try faults.check("pushToStartTokens"); return try inner.pushToStartTokens(deviceID: deviceID) }
+    func refusePushToStartToken(deviceID: String, token: String, at: Date, reason: String) throws -> Bool { try faults.check("refusePushToStartToken"); return try inner.refusePushToStartToken(deviceID: deviceID, token: token, at: at, reason: reason) }
+    func refuseActivityToken(activityID: String, deviceID: String, token: String, at: Date, reason: String) throws -> Bool { try faults.check("refuseActivityToken"); return try inner.refuseActivityToken(activityID: activityID, deviceID: deviceID, token: token, at: at, reason: reason) }
     func upsertActivity(_ activity: ActivityRecord) throws { try faults.check("upsertActivity"); return try inner.upsertActivity(activity) }
     func activity(_ activityID: String) throws -> ActivityRecord? { try faults.check("activity"); return try inner.activity(activityID) }
     func recentActivityIDs(limit: Int) throws -> [String] { try faults.check("recentActivityIDs"); return try inner.recentActivityIDs(limit: limit) }
@@ -133,6 +136,18 @@ private struct FaultyTransaction: StoreTransaction {
     func deleteInteractions(before: Date) throws -> Int { try faults.check("deleteInteractions"); return try inner.deleteInteractions(before: before) }
     func claimIdempotencyKey(keyID: String, key: String, requestHash: String, now: Date) throws -> IdempotentAnswer? { try faults.check("claimIdempotencyKey"); return try inner.claimIdempotencyKey(keyID: keyID, key: key, requestHash: requestHash, now: now) }
     func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord] { try faults.check("interactions"); return try inner.interactions(activityID: activityID, after: after, limit: limit) }
+    func replaceDeviceReport(_ report: DeviceReportRecord) throws -> DeviceReportRecord { try faults.check("replaceDeviceReport"); return try inner.replaceDeviceReport(report) }
+    func deviceReports(activityID: String) throws -> [DeviceReportRecord] { try faults.check("deviceReports"); return try inner.deviceReports(activityID: activityID) }
+    func setDeviceBuild(_ build: DeviceBuildRecord) throws { try faults.check("setDeviceBuild"); return try inner.setDeviceBuild(build) }
+    func deviceBuild(deviceID: String) throws -> DeviceBuildRecord? { try faults.check("deviceBuild"); return try inner.deviceBuild(deviceID: deviceID) }
+    func installedVersions(activityID: String, attributesType: String, pushStarted: Bool) throws -> [InstalledVersion] { try faults.check("installedVersions"); return try inner.installedVersions(activityID: activityID, attributesType: attributesType, pushStarted: pushStarted) }
+    func installedVersions(deviceIDs: [String], attributesType: String) throws -> [InstalledVersion] { try faults.check("installedVersions"); return try inner.installedVersions(deviceIDs: deviceIDs, attributesType: attributesType) }
+    func versionPopulations(attributesType: String) throws -> [VersionPopulation] { try faults.check("versionPopulations"); return try inner.versionPopulations(attributesType: attributesType) }
+    func upsertSchemaVersion(_ version: SchemaVersionRecord) throws { try faults.check("upsertSchemaVersion"); return try inner.upsertSchemaVersion(version) }
+    func schemaVersion(attributesType: String, version: String) throws -> SchemaVersionRecord? { try faults.check("schemaVersion"); return try inner.schemaVersion(attributesType: attributesType, version: version) }
+    func schemaVersions(attributesType: String?) throws -> [SchemaVersionRecord] { try faults.check("schemaVersions"); return try inner.schemaVersions(attributesType: attributesType) }
+    func hasActiveSchemaVersions(attributesType: String) throws -> Bool { try faults.check("hasActiveSchemaVersions"); return try inner.hasActiveSchemaVersions(attributesType: attributesType) }
+    func retireSchemaVersion(attributesType: String, version: String, at: Date) throws -> Bool { try faults.check("retireSchemaVersion"); return try inner.retireSchemaVersion(attributesType: attributesType, version: version, at: at) }
     func setActivityTimes(_ updated: ActivityRecord, ifStill expected: ActivityRecord) throws -> Bool { try faults.check("setActivityTimes"); return try inner.setActivityTimes(updated, ifStill: expected) }
     func releaseUnsent(_ ids: [Int64], reason: String, nextAttemptAt: Date, now: Date) throws -> Int { try faults.check("releaseUnsent"); return try inner.releaseUnsent(ids, reason: reason, nextAttemptAt: nextAttemptAt, now: now) }
     func claimWebhooks(by claimant: String, now: Date, limit: Int, leaseUntil: Date) throws -> [InteractionRecord] { try faults.check("claimWebhooks"); return try inner.claimWebhooks(by: claimant, now: now, limit: limit, leaseUntil: leaseUntil) }
