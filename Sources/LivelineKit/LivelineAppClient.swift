@@ -117,6 +117,7 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         var body: JSONObject = ["bundleID": .string(device.bundleID), "iosVersion": .string(device.iosVersion),
                                 "frequentUpdates": .bool(device.frequentUpdates)]
         if let user = device.userID { body["userID"] = .string(user) }
+        device.appBuildFields(into: &body)
         let credential = try await installation(for: device)
         var userToken = device.userToken
         if userToken == nil, let user = device.userID, let provider = userTokenProvider { userToken = await provider(credential.installationID, user) }
@@ -280,6 +281,15 @@ public struct DeviceRegistration: Sendable, Codable, Equatable {
     /// with `sub`, `deviceID` = `LivelineAppClient.installationID`, `exp` at most 1 hour ahead):
     /// without it the service keeps `userID` unverified and starts addressed to the user skip it.
     public var userToken: String?
+    /// The app's build (`CFBundleVersion`; by default read from the main bundle), so the service
+    /// can name the builds a push would not reach (docs/traps.md: older app builds still installed).
+    public var appBuild: String? = AppBuildInfo.mainBundle.build
+    /// `CFBundleShortVersionString`, by default from the main bundle.
+    public var appVersion: String? = AppBuildInfo.mainBundle.version
+    /// Per attributes type, the version of its schema this build's `ContentState` decodes (the
+    /// versions registered with `PUT /v1/schemas/{type}/versions/{version}`); bump it whenever a
+    /// release changes the type.
+    public var schemaVersions: [String: String]?
 
     public init(deviceID: String, bundleID: String, iosVersion: String, userID: String? = nil, frequentUpdates: Bool = false, userToken: String? = nil) {
         self.deviceID = deviceID

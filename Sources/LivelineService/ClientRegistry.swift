@@ -10,6 +10,12 @@ final class ClientRegistry: Sendable {
     private let clients = Mutex([String: (app: AppRecord, client: APNSClient)]())
     private let configuration: ServiceConfiguration
     private let vault: AppKeyVault
+    private let madeCount = Atomic<Int>(0)
+    /// Held while a client is made: of callers asking at once for a client not made yet, one makes
+    /// it and the others get that one (a client made twice had the first shut down under its user).
+    private let making = NSLock()
+    /// How many clients this registry has made (tests: one per app and credentials).
+    var built: Int { madeCount.load(ordering: .relaxed) }
 
     init(configuration: ServiceConfiguration, vault: AppKeyVault) {
         self.configuration = configuration
@@ -34,6 +40,9 @@ final class ClientRegistry: Sendable {
         let environment = environment ?? app.environment
         let slot = app.bundleID + " " + environment
         if let existing = clients.withLock({ $0[slot] }), existing.app == app { return existing.client }
+        making.lock()
+        defer { making.unlock() }
+        if let existing = clients.withLock({ $0[slot] }), existing.app == app { return existing.client }
         let key: P256PrivateKey
         let pem: String
         do { pem = try vault.open(app.keyPEM, bundleID: app.bundleID) } catch { throw APIError(500, "bad-app-key", error.message) }
@@ -45,6 +54,7 @@ final class ClientRegistry: Sendable {
         let client = APNSClient(configuration: APNSConfiguration(
             authentication: .token(key: key, keyID: app.keyID, teamID: app.teamID), environment: try self.environment(for: app, tokens: environment),
             connectionCount: configuration.connections, retries: retries, maxInFlight: configuration.maxInFlight))
+        madeCount.add(1, ordering: .relaxed)
         let replaced = clients.withLock { clients -> APNSClient? in
             let old = clients[slot]?.client
             clients[slot] = (app, client)

@@ -122,11 +122,12 @@ final class Dispatcher: Sendable {
         var byApp: [String: [(DeliveryRecord, PushRequest)]] = [:]  // by bundle id and the tokens' environment
         var apps: [String: AppRecord] = [:]
         var prune: [(DeliveryRecord, APNSResult.Rejection)] = []
+        var unsent = UnsentRows()
 
         for row in rows {
             if sends[row.sendID] == nil {
                 let id = row.sendID
-                sends[id] = try? await store.write { try $0.send(id) }
+                do { sends[id] = try await store.write { try $0.send(id) } } catch { unsent.add(row, "the store failed: \(error)"); continue }
             }
             guard let send = sends[row.sendID] else {
                 outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "the send record is missing"))
@@ -134,7 +135,7 @@ final class Dispatcher: Sendable {
             }
             if apps[send.bundleID] == nil {
                 let bundleID = send.bundleID
-                apps[bundleID] = try? await store.write { try $0.app(bundleID: bundleID) }
+                do { apps[bundleID] = try await store.write { try $0.app(bundleID: bundleID) } } catch { unsent.add(row, "the store failed: \(error)"); continue }
             }
             guard let app = apps[send.bundleID] else {
                 outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "app \(send.bundleID) is not registered (POST /v1/apps)"))
@@ -178,6 +179,8 @@ final class Dispatcher: Sendable {
             case .failed(let e):
                 metrics.push(result: "error", reason: e.code.rawValue, latency: nil)
                 switch e.code {
+                case .shutdown, .cancelled:
+                    unsent.add(row, "\(e.code): \(e.message)")  // never sent: no attempt spent
                 case .invalidRequest, .invalidDeviceToken, .configuration:
                     outcomes.append(DeliveryOutcome(id: row.id, state: .failed, reason: "\(e.code): \(e.message)"))
                 default:
@@ -208,6 +211,7 @@ final class Dispatcher: Sendable {
             }
         }
         await flush(&outcomes, &prune)
+        await unsent.giveBack(store, retryBase: configuration.retryBase, log: log)
     }
 
     private func retry(_ row: DeliveryRecord, status: Int?, reason: String, apnsID: String?) -> DeliveryOutcome {

@@ -31,6 +31,7 @@ extension Service {
         let userID = try body.string("userID", maxLength: 200)
         let userToken = try body.string("userToken", maxLength: 4096)
         let frequent = try body.bool("frequentUpdates") ?? false
+        let build = try AppBuildReport(&body)
         try body.finish()
         try c.requireApp(bundleID)
         let ios = try OSVersionNumber.field(raw)
@@ -53,14 +54,15 @@ extension Service {
             }
             let existed = try tx.device(deviceID) != nil
             try tx.upsertDevice(device)
-            return Answer(existed ? 200 : 201, Self.json(device))
+            try build.save(deviceID: deviceID, tx, now: c.now)
+            return Answer(existed ? 200 : 201, build.annotate(Self.json(device), deviceID: deviceID, now: c.now))
         }
     }
 
     func getDevice(_ c: RequestContext) throws -> Answer {
         guard let device = try store.write({ try $0.device(c.param("deviceID")) }) else { throw APIError.notFound("device \(c.param("deviceID")) is not registered") }
         try c.requireApp(device.bundleID, hiding: "device \(c.param("deviceID")) is not registered")
-        var answer = Self.json(device).objectValue ?? [:]
+        var answer = try deviceJSON(device).objectValue ?? [:]
         answer["pushToStartTokens"] = try store.write { tx in try pushToStartTokensJSON(device, tx, now: c.now) }
         return Answer(200, .object(answer))
     }

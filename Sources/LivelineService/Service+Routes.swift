@@ -12,6 +12,7 @@ extension Service {
             ("contentState", Schema.anyObject), ("ui", Schema.anyObject), ("alert", Schema.alert), ("staleDate", Schema.dateTime),
             ("relevanceScore", Schema.number),
             ("priority", ["type": "integer", "enum": [5, 10], "description": "10 spends the device's hourly budget; when absent, 10 with an alert and 5 without (before 2026-12: always 10)"]),
+            ("olderBuilds", ["type": "string", "enum": ["refuse", "skip"]]),
         ]
         return [
             Route(method: "GET", pattern: "/healthz", scope: nil, summary: "Liveness and database reachability.", success: 200) { s, _ in try s.health() },
@@ -40,7 +41,8 @@ extension Service {
                   requestSchema: Schema.object([("secret", Schema.string)]), success: 200) { s, c in try s.putTokenSecret(c) },
             Route(method: "PUT", pattern: "/v1/devices/{deviceID}", scope: .app, deviceScoped: true,
                   summary: "Register or update the calling installation's device (userID is bound only with a userToken the backend signed).",
-                  requestSchema: Schema.object([("bundleID", Schema.string), ("iosVersion", Schema.string), ("userID", Schema.string), ("userToken", Schema.string), ("frequentUpdates", Schema.boolean)],
+                  requestSchema: Schema.object([("bundleID", Schema.string), ("iosVersion", Schema.string), ("userID", Schema.string), ("userToken", Schema.string), ("frequentUpdates", Schema.boolean)]
+                                               + [("appBuild", Schema.string), ("appVersion", Schema.string), ("schemaVersions", ["type": "object", "additionalProperties": Schema.string])],
                                                required: ["bundleID", "iosVersion"]), success: 201) { s, c in try await s.putDevice(c) },
             Route(method: "GET", pattern: "/v1/devices/{deviceID}", scope: .admin, summary: "A device.", success: 200) { s, c in try s.getDevice(c) },
             Route(method: "GET", pattern: "/v1/devices/{deviceID}/budget", scope: .admin,

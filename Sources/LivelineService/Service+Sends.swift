@@ -124,6 +124,7 @@ extension Service {
         attrs = try ContentEncoder.encode(.object(attrs), as: schema.attributes, path: "attributes").objectValue ?? attrs
         attrs[ActivitySchema.activityIDKey] = .string(activityID)
         let (state, _) = try content(&body, schema: schema, required: true)
+        let olderBuildPolicy = try OlderBuildPolicy(&body)
         try body.finish()
 
         return try commit(c) { tx in
@@ -180,6 +181,8 @@ extension Service {
             if targets.isEmpty {
                 throw APIError(422, "no-target", "no device of the audience can be started by push", details: ["skipped": .array(skipped)])
             }
+            let olderBuilds = try checkOlderBuilds(tx, type: typeName, state: state, attributes: attrs, deviceIDs: targets.map(\.0.deviceID), policy: olderBuildPolicy)
+            targets.removeAll { olderBuilds.skips($0.0.deviceID) }
             var warnings: [LintFinding] = []
             var sendIDs: [JSONValue] = []
             for usesChannel in [false, true] {
@@ -194,17 +197,20 @@ extension Service {
                 sendIDs.append(.number(Double(id.id)))
             }
             try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: bundleID, attributesType: typeName, channelID: channel, startedAt: c.now, lastTimestamp: c.now))
-            return Answer(202, [
+            var answer: JSONObject = [
                 "activityID": .string(activityID), "event": "start", "sendIDs": .array(sendIDs), "queued": .number(Double(targets.count)),
                 "skipped": .array(skipped), "warnings": .array(Self.unique(warnings).map(APIError.json)),
-            ])
+            ]
+            olderBuilds.annotate(&answer)
+            return Answer(202, .object(answer))
         }
     }
 
     func update(_ c: RequestContext) throws -> Answer { try send(c, event: .update) }
     func end(_ c: RequestContext) throws -> Answer { try send(c, event: .end) }
 
-    private func send(_ c: RequestContext, event: LiveActivityPush.Event) throws -> Answer {
+    /// One try of an update or end; `send` (Service+SendRetry.swift) tries again when the activity changed under it.
+    func sendOnce(_ c: RequestContext, event: LiveActivityPush.Event) throws -> Answer {
         let activityID = c.param("activityID")
         var body = try JSONBody(c.request.body)
         let staleDate = try body.date("staleDate")
@@ -227,6 +233,7 @@ extension Service {
         var probe = body
         try refuseUnknownType(activity, typed: probe.value("contentState") != nil)
         let (state, _) = try content(&body, schema: schema, required: event == .update)
+        let olderBuildPolicy = try OlderBuildPolicy(&body)
         try body.finish()
         let sendAt = max(at ?? c.now, c.now)
         if let ended = activity.endedAt, ended <= sendAt {
@@ -254,9 +261,11 @@ extension Service {
             var skipped: [JSONValue] = []  // tokens APNs refused (TokenHygiene), until registered again
             let hourAgo = c.now.addingTimeInterval(-3600)
             let targets = try tx.activityTargets(activityID: activityID)
+            let olderBuilds = try checkOlderBuilds(tx, activity: activity, state: state, targets: targets, policy: olderBuildPolicy)
             let usedByDevice = requestedPriority == 10 ? try tx.immediateCounts(activityID: activityID, since: hourAgo) : [:]
             deliveries.reserveCapacity(targets.count + 1)
             for (t, device) in targets {
+                if olderBuilds.skips(t.deviceID) { continue }
                 if activity.channelID != nil, let d = device, let v = OSVersionNumber(d.iosVersion), v >= OSVersionNumber(18, 0) {
                     viaChannel += 1
                     continue
@@ -302,7 +311,8 @@ extension Service {
             } else {
                 updated.lastTimestamp = timestamp
             }
-            try tx.upsertActivity(updated)
+            // Read before this transaction: written only if no other request ended or advanced it since.
+            guard try tx.setActivityTimes(updated, ifStill: activity) else { throw ActivityChanged() }
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": .string(event.rawValue), "sendID": .number(Double(inserted.id)),
                 "queued": .number(Double(deliveries.count)), "superseded": .number(Double(inserted.superseded)),
@@ -311,6 +321,7 @@ extension Service {
             ]
             if sendAt > c.now { answer["scheduledFor"] = .string(ISODate.string(sendAt)) }
             if !skipped.isEmpty { answer["skipped"] = .array(skipped) }
+            olderBuilds.annotate(&answer)
             return Answer(202, .object(answer))
         }
     }

@@ -61,7 +61,7 @@ public final class Service: Sendable {
             }
         }
         self.schemas = schemas
-        routes = Self.table
+        routes = Self.table + Self.schemaVersionRoutes
     }
 
     /// Makes the first admin key when there is none; returns its secret (to show once). Under the

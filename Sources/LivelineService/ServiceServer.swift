@@ -20,7 +20,12 @@ public final class ServiceServer: Sendable {
     /// Opens the database, makes the first admin key if there is none, starts the outbox
     /// workers and listens.
     public static func start(_ configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) throws -> ServiceServer {
-        let store = try openStore(database: configuration.database)
+        try start(configuration, store: try openStore(database: configuration.database), log: log)
+    }
+
+    /// `start` on a store the caller opened (`configuration.database` is not read): tests wrap a
+    /// real store to inject faults. The server owns it from here and closes it at `stop()`.
+    public static func start(_ configuration: ServiceConfiguration, store: any Store, log: @escaping @Sendable (String) -> Void) throws -> ServiceServer {
         do {
             let service = try Service(store: store, configuration: configuration, log: log)
             let keys = try service.vault.prepare(store)

@@ -29,9 +29,19 @@ final class WebhookSender: Sendable {
     private let log: @Sendable (String) -> Void
     private let state = Mutex<(task: Task<Void, Never>?, wake: AsyncStream<Void>.Continuation?)>((nil, nil))
     static let maxAttempts = 10
+    /// This instance's name in the leases it takes (`claimed_by`): unique per start on a shared
+    /// database; on SQLite (one instance per file) always the same, so that after a crash the
+    /// instance started again takes back at once what the crashed one held, without waiting for the lease.
+    let claimant: String
+    /// Interactions claimed at once, each POST's timeout, and the lease: long enough for every one
+    /// of a batch to time out, so a live instance never loses an interaction it is delivering.
+    static let batch = 5
+    static let requestTimeout: TimeInterval = 10
+    static let lease: TimeInterval = Double(batch) * requestTimeout + 30
 
     init(store: any Store, configuration: ServiceConfiguration, log: @escaping @Sendable (String) -> Void) {
         self.store = OffPoolStore(store, label: "liveline.webhooks.store")
+        claimant = store.isShared ? "instance-\(getpid())-\(UUID().uuidString.prefix(8))" : "the-only-instance"
         self.configuration = configuration
         self.log = log
         if configuration.webhookURL != nil {
@@ -114,15 +124,28 @@ final class WebhookSender: Sendable {
         session?.finishTasksAndInvalidate()
     }
 
+    /// Claims due interactions a batch at a time (a lease, so other instances pass them over) and
+    /// delivers them, until none is due.
     private func deliverDue(to url: URL) async {
-        let due = (try? await store.write { try $0.dueInteractions(now: Date(), limit: 50) }) ?? []
+        while !Task.isCancelled {
+            let now = Date(), claimant = claimant
+            let due = (try? await store.write { try $0.claimWebhooks(by: claimant, now: now, limit: Self.batch, leaseUntil: now.addingTimeInterval(Self.lease)) }) ?? []
+            await deliver(due, to: url)
+            if due.count < Self.batch { return }
+        }
+    }
+
+    private func deliver(_ due: [InteractionRecord], to url: URL) async {
         for interaction in due {
-            var body = Service.json(interaction).serialized()
+            // The body says how many attempts came before this one, as it did before claims counted them.
+            var before = interaction
+            before.attempts -= 1
+            var body = Service.json(before).serialized()
             body.append(0x0A)
             var request = URLRequest(url: url)
             request.httpMethod = "POST"
             request.httpBody = Data(body)
-            request.timeoutInterval = 10
+            request.timeoutInterval = Self.requestTimeout
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.setValue(interaction.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
             let secrets = [configuration.webhookSecret, configuration.webhookPreviousSecret].compactMap { $0 }
@@ -142,12 +165,13 @@ final class WebhookSender: Sendable {
                     error = "the webhook could not be reached: \(e.localizedDescription)"
                 }
             }
-            let attempts = interaction.attempts + 1
+            let attempts = interaction.attempts  // counted at the claim
             let state = error == nil ? "delivered" : (attempts >= Self.maxAttempts ? "failed" : "pending")
             let next = Date().addingTimeInterval(min(300, pow(2, Double(attempts))))
             if let error { log("webhook: interaction \(interaction.id): \(error) (attempt \(attempts))") }
-            let id = interaction.id, failure = error
-            _ = try? await store.write { try $0.recordWebhook(id: id, state: state, attempts: attempts, nextAttemptAt: next, error: failure) }
+            let id = interaction.id, failure = error, claimant = claimant
+            let kept = try? await store.write { try $0.completeWebhook(id: id, claimant: claimant, state: state, nextAttemptAt: next, error: failure) }
+            if kept == false { log("webhook: interaction \(id): the lease lapsed and another instance claimed it; it may reach the webhook twice") }
         }
     }
 }

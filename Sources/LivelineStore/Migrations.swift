@@ -219,6 +219,35 @@ enum Migrations {
             CREATE INDEX outbox_by_device ON outbox (device_id, created_at) WHERE device_id IS NOT NULL;
             CREATE INDEX activities_by_channel ON activities (channel_id) WHERE channel_id IS NOT NULL;
             """),
+        // Webhook delivery under a lease, like the outbox: an instance claims an interaction
+        // (claimed_by, lease_until) before calling the webhook; `attempts` and `next_attempt_at`
+        // (the backoff) are 2-outbox's columns, now counted at the claim.
+        SQLiteMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until REAL;
+            """),
+        // App builds still installed: what each device reported of its app, the schema version it
+        // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
+        SQLiteMigration("10-app-builds", """
+            CREATE TABLE device_builds (
+                device_id TEXT PRIMARY KEY REFERENCES devices (device_id) ON DELETE CASCADE,
+                app_build TEXT,
+                app_version TEXT,
+                updated_at REAL NOT NULL);
+            CREATE TABLE device_schema_versions (
+                device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                PRIMARY KEY (device_id, attributes_type));
+            CREATE INDEX device_schema_versions_by_version ON device_schema_versions (attributes_type, version);
+            CREATE TABLE schema_versions (
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                schema_json TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                retired_at REAL,
+                PRIMARY KEY (attributes_type, version));
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -391,6 +420,32 @@ enum Migrations {
             CREATE INDEX budget_charges_by_activity ON budget_charges (activity_id, device_id, created_at);
             CREATE INDEX outbox_by_device ON outbox (device_id, created_at) WHERE device_id IS NOT NULL;
             CREATE INDEX activities_by_channel ON activities (channel_id) WHERE channel_id IS NOT NULL;
+            """),
+        PostgresMigration("9-webhook-lease", """
+            ALTER TABLE interactions ADD COLUMN claimed_by TEXT;
+            ALTER TABLE interactions ADD COLUMN lease_until DOUBLE PRECISION;
+            """),
+        // App builds still installed: what each device reported of its app, the schema version it
+        // decodes per attributes type, and the versions of each type's schema the service checks pushes against.
+        PostgresMigration("10-app-builds", """
+            CREATE TABLE device_builds (
+                device_id TEXT PRIMARY KEY REFERENCES devices (device_id) ON DELETE CASCADE,
+                app_build TEXT,
+                app_version TEXT,
+                updated_at DOUBLE PRECISION NOT NULL);
+            CREATE TABLE device_schema_versions (
+                device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                PRIMARY KEY (device_id, attributes_type));
+            CREATE INDEX device_schema_versions_by_version ON device_schema_versions (attributes_type, version);
+            CREATE TABLE schema_versions (
+                attributes_type TEXT NOT NULL,
+                version TEXT NOT NULL,
+                schema_json TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                retired_at DOUBLE PRECISION,
+                PRIMARY KEY (attributes_type, version));
             """),
     ]
 }

@@ -216,4 +216,45 @@ public protocol StoreTransaction {
     func replaceDeviceReport(_ report: DeviceReportRecord) throws -> DeviceReportRecord
     /// The activity's reports: one per device and kind, oldest first.
     func deviceReports(activityID: String) throws -> [DeviceReportRecord]
+
+    // MARK: App builds and schema versions (migration 10-app-builds)
+    /// Replaces what the device reported of its app (an empty record removes it).
+    func setDeviceBuild(_ build: DeviceBuildRecord) throws
+    func deviceBuild(deviceID: String) throws -> DeviceBuildRecord?
+    /// The devices holding an update token for the activity that reported a version of `attributesType`;
+    /// with `pushStarted`, also those a push-to-start of the activity was queued for (they may follow its channel).
+    func installedVersions(activityID: String, attributesType: String, pushStarted: Bool) throws -> [InstalledVersion]
+    /// The same for the devices `deviceIDs` (a start's audience).
+    func installedVersions(deviceIDs: [String], attributesType: String) throws -> [InstalledVersion]
+    /// How many devices report each version of `attributesType`, with their builds.
+    func versionPopulations(attributesType: String) throws -> [VersionPopulation]
+    /// Stores a version; one already stored keeps its `createdAt` and is no longer retired.
+    func upsertSchemaVersion(_ version: SchemaVersionRecord) throws
+    func schemaVersion(attributesType: String, version: String) throws -> SchemaVersionRecord?
+    /// Every stored version (of one type, or of all), ordered by type and creation.
+    func schemaVersions(attributesType: String?) throws -> [SchemaVersionRecord]
+    /// Whether a version not yet retired is stored for the type (a send's cheap first question).
+    func hasActiveSchemaVersions(attributesType: String) throws -> Bool
+    /// Sets `retiredAt` unless already retired; returns whether it changed.
+    func retireSchemaVersion(attributesType: String, version: String, at: Date) throws -> Bool
+
+    // MARK: Consistency: compare-and-set, rows given back, the webhook's lease (migration 9-webhook-lease)
+    /// Sets the activity's `endedAt` and `lastTimestamp` to `updated`'s only if its `startedAt`,
+    /// `endedAt` and `lastTimestamp` are still `expected`'s (read earlier): returns whether it did.
+    /// A send that read the activity before another request ended or advanced it writes nothing.
+    func setActivityTimes(_ updated: ActivityRecord, ifStill expected: ActivityRecord) throws -> Bool
+    /// Claimed rows that were never sent (a store error before the push, or a client shut down
+    /// under it): `retrying` at `nextAttemptAt`, with the attempt their claim counted given back.
+    /// Only rows still `sending`; an older update whose device has a newer one waiting is superseded
+    /// instead. Returns how many rows changed.
+    func releaseUnsent(_ ids: [Int64], reason: String, nextAttemptAt: Date, now: Date) throws -> Int
+    /// Claims up to `limit` pending interactions that are due and not under another claimant's live
+    /// lease, for `claimant` until `leaseUntil`, counting an attempt each, in one statement: two
+    /// claimants never get the same interaction while its lease lasts (PostgreSQL: `FOR UPDATE SKIP
+    /// LOCKED`). A claimant's own leases do not hold it back (the one instance of an SQLite file,
+    /// started again after a crash, takes back at once what it held).
+    func claimWebhooks(by claimant: String, now: Date, limit: Int, leaseUntil: Date) throws -> [InteractionRecord]
+    /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
+    /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.
+    func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool
 }

@@ -6,6 +6,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineService
 import LivelineSimulator
+import LivelineStore
 import LivelineTesting
 
 /// A JSON answer from the service.
@@ -39,6 +40,11 @@ struct APIClient: Sendable {
     }
 }
 
+/// How a fixture opens its service's store (a struct, so a fixture's trailing closure stays its `configure`).
+struct StoreOpening {
+    let open: (ServiceConfiguration) throws -> any Store
+}
+
 /// A simulator with iPhones on loopback (HTTP/2 + TLS) and the service in front of it, on a real
 /// SQLite file in a temporary directory.
 final class ServiceFixture: @unchecked Sendable {
@@ -58,7 +64,9 @@ final class ServiceFixture: @unchecked Sendable {
     var configuration: ServiceConfiguration
 
     /// Phones to create: (id, iOS).
-    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], productionHost: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+    /// `store`, when given, opens the service's store from the configuration (a test wrapping a real one).
+    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], productionHost: Bool = false, store: StoreOpening? = nil,
+         configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = NSTemporaryDirectory() + "liveline-service-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let generated = try SimulatorSetup.generated(in: directory)
@@ -91,7 +99,7 @@ final class ServiceFixture: @unchecked Sendable {
         config.kek = SecretBox.generateKeyText()
         configure(&config)
         configuration = config
-        server = try ServiceServer.start(config) { _ in }
+        server = try store.map { try ServiceServer.start(config, store: try $0.open(config)) { _ in } } ?? ServiceServer.start(config) { _ in }
         let adminKey = server.firstAdminKey!
         admin = APIClient(baseURL: server.adminURL ?? server.url, key: adminKey)
         _ = try await admin.call("POST", "/v1/apps", json: ["bundleID": .string(Self.bundle), "teamID": .string(teamID), "keyID": .string(keyID), "key": .string(keyPEM), "environment": "sandbox"])

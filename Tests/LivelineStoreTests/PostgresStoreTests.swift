@@ -171,7 +171,11 @@ struct PostgresStoreTests {
         let recorded = try admin.query("SELECT version, name FROM schema_migrations ORDER BY version")
         // Each migration recorded once, in order: one row per version the code knows.
         #expect(recorded.map { "\($0.int("version") ?? 0) \($0.string("name") ?? "")" } == PostgresStore.migrationNames.enumerated().map { "\($0.offset + 1) \($0.element)" })
-        #expect(recorded.count == PostgresStore.migrationNames.count && Array(PostgresStore.migrationNames.prefix(7).suffix(4)) == ["4-installations", "5-key-lifecycle", "6-token-environment", "7-activity-status"])
+        // The released steps first, in order; this session's steps after them, in order.
+        #expect(recorded.count == PostgresStore.migrationNames.count
+                && PostgresStore.migrationNames.prefix(5) == ["1-registry", "2-outbox", "3-outbox-without-in-lists", "4-installations", "5-key-lifecycle"]
+                && PostgresStore.migrationNames.dropFirst(5).map { Int($0.prefix { $0.isNumber }) ?? 0 } == PostgresStore.migrationNames.dropFirst(5).map { Int($0.prefix { $0.isNumber }) ?? 0 }.sorted()
+                && ["6-token-environment", "7-activity-status", "9-webhook-lease", "10-app-builds"].allSatisfy(PostgresStore.migrationNames.contains))
         #expect(PostgresStore.migrationNames == SQLiteStore.migrationNames)
     }
 

@@ -44,6 +44,12 @@ export interface DeviceRegistration {
   frequentUpdates?: boolean;
   /** The backend's user token for `userID` (else `userTokenProvider` is asked); without one the userID stays unverified. */
   userToken?: string | null;
+  /** CFBundleVersion (e.g. react-native-device-info's getBuildNumber()): 1 to 64 letters, digits, '.', '-', '_'. */
+  appBuild?: string | null;
+  /** CFBundleShortVersionString (getVersion()). */
+  appVersion?: string | null;
+  /** Per attributes type, the version of its schema this build's ContentState decodes (registered with PUT /v1/schemas/{type}/versions/{version}). */
+  schemaVersions?: Record<string, string> | null;
 }
 
 export interface Interaction {

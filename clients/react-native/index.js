@@ -7,6 +7,49 @@ const STORAGE_KEY = 'liveline.uploads.v1';
 const INSTALLATION_KEY = 'liveline.installation.v1';
 const DELIVERED_LIMIT = 500;
 
+/** A build, version or schema version as the service takes it: 1 to 64 letters, digits, '.', '-' or '_'. */
+const LABEL = /^[A-Za-z0-9._-]{1,64}$/;
+/** An attributes type: the Swift type's name. */
+const TYPE_NAME = /^[A-Za-z_.][A-Za-z0-9_.]{0,199}$/;
+
+/**
+ * Refuses, before anything is queued, what the service would answer 400 for: `appBuild`
+ * (CFBundleVersion), `appVersion` (CFBundleShortVersionString), `schemaVersions` ({type: version}).
+ */
+function checkAppBuild(device) {
+  for (const field of ['appBuild', 'appVersion']) {
+    const v = device[field];
+    if (v != null && (typeof v !== 'string' || !LABEL.test(v))) {
+      throw new TypeError(`${field} must be a string of 1 to 64 letters, digits, '.', '-' or '_' (like "52"), got ${JSON.stringify(v)}`);
+    }
+  }
+  const versions = device.schemaVersions;
+  if (versions == null) return device;
+  if (typeof versions !== 'object' || Array.isArray(versions)) {
+    throw new TypeError(`schemaVersions must be an object of attributes type to version, like {FlightAttributes: "3"}, got ${JSON.stringify(versions)}`);
+  }
+  const entries = Object.entries(versions);
+  if (entries.length > 50) throw new TypeError(`schemaVersions names ${entries.length} types; the limit is 50`);
+  for (const [type, version] of entries) {
+    if (!TYPE_NAME.test(type)) throw new TypeError(`schemaVersions: ${JSON.stringify(type)} is not an attributes type name`);
+    if (typeof version !== 'string' || !LABEL.test(version)) {
+      throw new TypeError(`schemaVersions.${type} must be a string of 1 to 64 letters, digits, '.', '-' or '_' (like "3"), got ${JSON.stringify(version)}`);
+    }
+  }
+  return device;
+}
+
+/** The registration's `appBuild`, `appVersion` and `schemaVersions` (types in order), as PUT /v1/devices takes them. */
+function appBuildFields(d) {
+  const out = {};
+  if (d.appBuild != null) out.appBuild = d.appBuild;
+  if (d.appVersion != null) out.appVersion = d.appVersion;
+  if (d.schemaVersions && Object.keys(d.schemaVersions).length) {
+    out.schemaVersions = Object.fromEntries(Object.entries(d.schemaVersions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+  return out;
+}
+
 /** A call to the service failed: the status with the service's error code and message, or no answer. */
 export class LivelineError extends Error {
   constructor(request, status, code, message) {
@@ -226,6 +269,7 @@ export function createLivelineClient(options) {
       case 'device': {
         const d = op.device;
         const body = { bundleID: d.bundleID, iosVersion: d.iosVersion, frequentUpdates: !!d.frequentUpdates };
+        Object.assign(body, appBuildFields(d));
         const cred = await ensureInstallation(d);
         if (d.userID) {
           body.userID = d.userID;
@@ -367,6 +411,7 @@ export function createLivelineClient(options) {
       await load();
       const registration = { deviceID, bundleID: device.bundleID, iosVersion: device.iosVersion, userID: device.userID ?? null, frequentUpdates: !!device.frequentUpdates };
       if (device.userToken) registration.userToken = device.userToken;
+      Object.assign(registration, appBuildFields(checkAppBuild(device)));
       if (same(state.device, registration) && !state.pending[deviceKey()]) return;
       await enqueue({ kind: 'device', device: registration });
     },

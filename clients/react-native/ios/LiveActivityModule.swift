@@ -211,7 +211,9 @@ final class LiveActivityModule: RCTEventEmitter {
         guard let directory = base?.appendingPathComponent("Liveline") else { return nil }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let installID = installationID(in: directory)
-        let device = DeviceRegistration(deviceID: installID, bundleID: info.bundleIdentifier ?? "", iosVersion: LivelineDevice.systemVersion)
+        var device = DeviceRegistration(deviceID: installID, bundleID: info.bundleIdentifier ?? "", iosVersion: LivelineDevice.systemVersion)
+        // The build and version come from Info.plist by default; the schema version of each type from LivelineSchemaVersions.
+        device.schemaVersions = info.object(forInfoDictionaryKey: "LivelineSchemaVersions") as? [String: String]
         // The installation credential lives in the Keychain; the app key only creates the installation.
         var client = LivelineAppClient(baseURL: url, appKey: appKey, secretStore: KeychainSecretStore(account: url.absoluteString))
         if let grantURL = (info.object(forInfoDictionaryKey: "LivelineGrantURL") as? String).flatMap(URL.init(string:)) {
