@@ -200,7 +200,15 @@ final class Dispatcher: Sendable {
             }
             let channelItems = items.filter { $0.0.target == .channel }
             for (row, request) in channelItems {
-                classify(row, await client.broadcast(request, channelID: row.token, bundleID: bundleID))
+                let result = await client.broadcast(request, channelID: row.token, bundleID: bundleID)
+                if case .rejected(let r) = result, r.reason == .channelNotRegistered {  // an on-demand channel is created again
+                    metrics.push(result: "rejected", reason: r.reason.rawValue, latency: Date().timeIntervalSince(started))
+                    let recovered = await ActivityChannelRecovery.recover(row, r, client: client, store: store)
+                    outcomes.append(recovered.outcome)
+                    if recovered.resent { wake() }
+                    continue
+                }
+                classify(row, result)
             }
             let tokenItems = items.filter { $0.0.target != .channel }
             if tokenItems.isEmpty { continue }

@@ -31,8 +31,8 @@ extension Service {
         try c.requireApp(bundleID)
         let (_, client) = try appAndClient(bundleID)
         let count = try store.write { try $0.channelCount(bundleID: bundleID) }
-        if count >= Self.channelLimit {
-            throw APIError(409, "channel-limit", "\(bundleID) already has \(count) channels, APNs' limit of \(Self.channelLimit); delete some first")
+        if count >= configuration.channelLimit {
+            throw APIError(409, "channel-limit", "\(bundleID) already has \(count) channels, the limit of \(configuration.channelLimit) (APNs allows \(Self.channelLimit)); delete some first")
         }
         let result = await client.createChannel(bundleID: bundleID, storagePolicy: APNSMessageStoragePolicy(rawValue: policyNumber) ?? .noMessageStored)
         if let error = Self.apnsError(result) { throw error }
@@ -71,7 +71,9 @@ extension Service {
     }
 
     static func json(_ c: ChannelRecord) -> JSONValue {
-        ["channelID": .string(c.channelID), "bundleID": .string(c.bundleID), "storagePolicy": .number(Double(c.storagePolicy)),
-         "createdAt": .string(ISODate.string(c.createdAt))]
+        var o: JSONObject = ["channelID": .string(c.channelID), "bundleID": .string(c.bundleID), "storagePolicy": .number(Double(c.storagePolicy)),
+                             "createdAt": .string(ISODate.string(c.createdAt))]
+        if let a = c.activityID { o["activityID"] = .string(a) }  // created on demand (Service+ActivityChannels.swift)
+        return .object(o)
     }
 }

@@ -30,6 +30,8 @@ public final class Service: Sendable {
     let clients: ClientRegistry
     let dispatcher: Dispatcher
     let webhooks: WebhookSender
+    /// Deletes on-demand channels of ended activities (Service+ActivityChannels.swift).
+    let channelSweeper = ActivityChannelSweeper()
     /// Attributes types the service can check and convert, by name.
     let schemas: [String: ActivitySchema]
     let log: @Sendable (String) -> Void
@@ -87,10 +89,12 @@ public final class Service: Sendable {
         if released > 0 { log("outbox: \(released) rows were on the wire when the last run stopped; they are queued again") }
         dispatcher.start()
         webhooks.start()
+        channelSweeper.start(self)
     }
 
     /// Stops the workers; claimed rows finish and are recorded.
     public func stopWorkers() async {
+        await channelSweeper.stop()
         await dispatcher.stop()
         await webhooks.stop()
         await clients.shutdown()

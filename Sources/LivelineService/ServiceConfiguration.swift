@@ -58,6 +58,11 @@ public struct ServiceConfiguration: Sendable {
     public var interactionPayloadBytes = 4096
     /// Interactions one installation may post per hour.
     public var interactionQuotaPerHour = 600
+    /// Channels per app the service keeps at most (APNs allows 10,000): an on-demand channel or
+    /// `POST /v1/channels` past it is refused before APNs is asked.
+    public var channelLimit = 10_000
+    /// How long an activity's on-demand channel outlives the activity's end before it is deleted.
+    public var activityChannelGrace: Duration = .seconds(900)
     /// Interactions whose webhook is done are deleted after this many days.
     public var interactionRetentionDays = 30.0
 
@@ -119,7 +124,7 @@ public struct ServiceConfiguration: Sendable {
         "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
         "tlsCertFile", "tlsKeyFile", "apnsSandboxHost", "apnsProductionHost", "pushToStartTokenMaxUnseenDays",
-        "startShownWithinSeconds", "receiptWithinSeconds",
+        "startShownWithinSeconds", "receiptWithinSeconds", "channelLimit", "activityChannelGraceSeconds",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -191,6 +196,8 @@ public struct ServiceConfiguration: Sendable {
         case "startBudget": startBudget = try int(1...100_000)
         case "startBudgetWindowSeconds": startBudgetWindow = try seconds(1...86_400)
         case "maxAttempts": maxAttempts = try int(1...100)
+        case "channelLimit": channelLimit = try int(1...10_000)
+        case "activityChannelGraceSeconds": activityChannelGrace = try seconds(0.01...86_400)
         case "retryBaseSeconds": retryBase = try seconds(0.001...3600)
         case "retryMaxSeconds": retryMax = try seconds(0.001...86_400)
         case "maxInFlight": maxInFlight = try int(1...100_000)

@@ -248,6 +248,11 @@ enum Migrations {
                 retired_at REAL,
                 PRIMARY KEY (attributes_type, version));
             """),
+        // On-demand channels: the logical activity a channel was created for (nil: made with POST /v1/channels).
+        SQLiteMigration("13-activity-channels", """
+            ALTER TABLE channels ADD COLUMN activity_id TEXT;
+            CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -446,6 +451,11 @@ enum Migrations {
                 created_at DOUBLE PRECISION NOT NULL,
                 retired_at DOUBLE PRECISION,
                 PRIMARY KEY (attributes_type, version));
+            """),
+        // On-demand channels: the logical activity a channel was created for (nil: made with POST /v1/channels).
+        PostgresMigration("13-activity-channels", """
+            ALTER TABLE channels ADD COLUMN activity_id TEXT;
+            CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
             """),
     ]
 }

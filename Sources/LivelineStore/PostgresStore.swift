@@ -475,8 +475,8 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     // MARK: Channels
 
     func insertChannel(_ c: ChannelRecord) throws {
-        try db.run("INSERT INTO channels (channel_id, bundle_id, storage_policy, created_at) VALUES ($1, $2, $3, $4)",
-                   [.text(c.channelID), .text(c.bundleID), .integer(Int64(c.storagePolicy)), time(c.createdAt)])
+        try db.run("INSERT INTO channels (channel_id, bundle_id, storage_policy, created_at, activity_id) VALUES ($1, $2, $3, $4, $5)",
+                   [.text(c.channelID), .text(c.bundleID), .integer(Int64(c.storagePolicy)), time(c.createdAt), .from(c.activityID)])
     }
 
     func channel(_ channelID: String) throws -> ChannelRecord? {

@@ -46,7 +46,8 @@ extension RecordDecoding {
 
     func channelRecord(_ row: some StoreRow) -> ChannelRecord {
         ChannelRecord(channelID: row.string("channel_id") ?? "", bundleID: row.string("bundle_id") ?? "",
-                      storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"))
+                      storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"),
+                      activityID: row.string("activity_id"))
     }
 
     func interactionRecord(_ row: some StoreRow) -> InteractionRecord {

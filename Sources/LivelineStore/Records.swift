@@ -293,11 +293,15 @@ public struct ChannelRecord: Sendable, Hashable {
     /// 0: no message stored; 1: the most recent message stored.
     public var storagePolicy: Int
     public var createdAt: Date
-    public init(channelID: String, bundleID: String, storagePolicy: Int, createdAt: Date) {
+    /// The logical activity the service created it for on demand (migration 13-activity-channels);
+    /// `nil`: created with `POST /v1/channels`, and deleted only when asked.
+    public var activityID: String?
+    public init(channelID: String, bundleID: String, storagePolicy: Int, createdAt: Date, activityID: String? = nil) {
         self.channelID = channelID
         self.bundleID = bundleID
         self.storagePolicy = storagePolicy
         self.createdAt = createdAt
+        self.activityID = activityID
     }
 }
 

@@ -546,8 +546,8 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
     // MARK: Channels
 
     func insertChannel(_ c: ChannelRecord) throws {
-        try db.run("INSERT INTO channels (channel_id, bundle_id, storage_policy, created_at) VALUES (?, ?, ?, ?)",
-                   [.text(c.channelID), .text(c.bundleID), .integer(Int64(c.storagePolicy)), .real(c.createdAt.timeIntervalSince1970)])
+        try db.run("INSERT INTO channels (channel_id, bundle_id, storage_policy, created_at, activity_id) VALUES (?, ?, ?, ?, ?)",
+                   [.text(c.channelID), .text(c.bundleID), .integer(Int64(c.storagePolicy)), .real(c.createdAt.timeIntervalSince1970), .from(c.activityID)])
     }
 
     func channel(_ channelID: String) throws -> ChannelRecord? {

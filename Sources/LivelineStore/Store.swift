@@ -257,4 +257,11 @@ public protocol StoreTransaction {
     /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
     /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.
     func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool
+
+    // MARK: On-demand channels of logical activities (migration 13-activity-channels)
+    /// The channel the service created on demand for the activity, if it still has one.
+    func activityChannel(activityID: String) throws -> ChannelRecord?
+    /// Up to `limit` on-demand channels whose activity ended at or before `endedBefore`, or started
+    /// at or before `startedBefore` (ActivityKit has ended it on the device), or is gone: due for deletion.
+    func staleActivityChannels(endedBefore: Date, startedBefore: Date, limit: Int) throws -> [ChannelRecord]
 }

@@ -130,12 +130,16 @@ final class ServiceFixture: @unchecked Sendable {
         ["status": .string(status), "gate": .string(gate), "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false]
     }
 
-    func startBody(users: [String]? = nil, devices: [String]? = nil) -> JSONValue {
+    /// A start of the flight; `channel` "none" (the default here): the token path these suites test,
+    /// without the channel the service would create on demand for an iOS 18 phone (ActivityChannelTests).
+    func startBody(users: [String]? = nil, devices: [String]? = nil, channel: String? = "none") -> JSONValue {
         var audience = JSONObject()
         if let users { audience["userIDs"] = .array(users.map(JSONValue.string)) }
         if let devices { audience["deviceIDs"] = .array(devices.map(JSONValue.string)) }
-        return ["attributesType": "FlightAttributes", "attributes": Self.attributes, "contentState": Self.state(),
-                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": .object(audience)]
+        var body: JSONObject = ["attributesType": "FlightAttributes", "attributes": Self.attributes, "contentState": Self.state(),
+                                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": .object(audience)]
+        if let channel { body["channel"] = .string(channel) }
+        return .object(body)
     }
 
     /// Waits (on the service's own long poll) until every push of the activity is final.
