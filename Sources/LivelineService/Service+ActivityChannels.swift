@@ -2,6 +2,7 @@ import Foundation
 import LivelineAPNS
 import LivelineCore
 import LivelineStore
+import LivelineUI
 import Synchronization
 
 /// Every push-started iOS 18 activity reachable: a start without a `channelID` gets a channel of
@@ -98,7 +99,8 @@ extension Service {
     }
 
     /// The app, its client and a channel to reuse, when the start should have an on-demand channel:
-    /// an iOS 18 phone in the audience and the activity not running. `nil`: the start goes as asked
+    /// an iOS 18 phone in the audience (its token in the app's default environment, where broadcasts
+    /// go) and the activity not running. `nil`: the start goes as asked
     /// (and `start` refuses what is wrong with it). Throws `channel-limit` before APNs would.
     private func onDemandTarget(_ c: RequestContext, _ object: JSONObject) throws -> (app: AppRecord, client: APNSClient, reused: ChannelRecord?)? {
         let activityID = c.param("activityID")
@@ -108,10 +110,16 @@ extension Service {
             if let a = try tx.activity(activityID), a.endedAt == nil || a.endedAt! > c.now { return nil }
             var devices = try deviceIDs.prefix(10_000).compactMap { try tx.device($0) }
             if !userIDs.isEmpty { devices += try tx.devices(userIDs: Array(userIDs.prefix(10_000))) }
+            let ios18 = devices.filter { OSVersionNumber($0.iosVersion).map { $0 >= OSVersionNumber(18, 0) } ?? false }
             guard let bundleID = object["bundleID"]?.stringValue ?? devices.first?.bundleID, c.mayAct(on: bundleID),
-                  devices.contains(where: { $0.bundleID == bundleID && (OSVersionNumber($0.iosVersion).map { $0 >= OSVersionNumber(18, 0) } ?? false) }),
-                  let app = try tx.app(bundleID: bundleID)
+                  ios18.contains(where: { $0.bundleID == bundleID }), let app = try tx.app(bundleID: bundleID)
             else { return nil }
+            // Broadcasts go to the app's default environment: a phone whose push-to-start token is of
+            // the other one could not follow a channel made there, so such a start stays on tokens.
+            let type = object["ui"] != nil ? VoltraAttributes.attributesType : (object["attributesType"]?.stringValue ?? "")
+            for d in ios18 where d.bundleID == bundleID {
+                if let token = try tx.pushToStartToken(deviceID: d.deviceID, attributesType: type), (token.environment ?? app.environment) != app.environment { return nil }
+            }
             if let reused = try tx.activityChannel(activityID: activityID), reused.bundleID == bundleID { return (app, reused) }
             let count = try tx.channelCount(bundleID: bundleID)
             if count >= configuration.channelLimit {

@@ -226,7 +226,7 @@ enum FixturePipeline {
             let before = Set(simulator.activities().map(\.id))
             let start = try await admin.expect("POST", "/v1/activities/\(activityID)/start", [
                 "attributesType": .string(schema.name), "attributes": attributes.value, "contentState": states[0].value, "alert": ["title": "Fixture", "body": .string(attributes.name)],
-                "audience": ["deviceIDs": ["phone"]]])
+                "audience": ["deviceIDs": ["phone"]], "channel": "none"])  // the token path: the updates below go to the update token
             try await settled(admin, activityID, what: "the start with attributes '\(attributes.name)'", sendID: start["sendIDs"]?.arrayValue?.first)
             // The new activity on the phone (the device drops the service's key unless the type declares it).
             guard let activity = simulator.activities().last(where: { $0.deviceID == "phone" && !before.contains($0.id) }) else {

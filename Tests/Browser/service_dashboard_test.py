@@ -122,8 +122,8 @@ def main():
         # Push-to-start through the service: the card appears and its start delivery becomes sent.
         now = datetime.datetime.now(datetime.timezone.utc)
         iso = lambda minutes: (now + datetime.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
-        api("POST", "/v1/activities/flight-1/start", {
-            "attributesType": "FlightAttributes", "audience": {"deviceIDs": ["phone-1"]}, "alert": {"title": "LL 1234", "body": "Tracking"},
+        api("POST", "/v1/activities/flight-1/start", {  # the token path: the update token is registered below
+            "attributesType": "FlightAttributes", "audience": {"deviceIDs": ["phone-1"]}, "alert": {"title": "LL 1234", "body": "Tracking"}, "channel": "none",
             "attributes": {"flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": iso(120)},
             "contentState": {"status": "scheduled", "gate": "B12", "boardingTime": iso(80), "delayMinutes": 0, "isBoarding": False}})
         wait(lambda d: sent("start"), "the start's delivery to be sent")

@@ -118,7 +118,8 @@ struct AppBuildReportTests {
         let id = "flight-builds"
         let start: JSONValue = ["attributesType": "FlightAttributes", "attributes": ["flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": "2026-12-01T18:00:00Z"],
                                 "contentState": ["status": "scheduled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false],
-                                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": ["deviceIDs": [.string(old), .string(new)]]]
+                                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": ["deviceIDs": [.string(old), .string(new)]],
+                                "channel": "none"]  // the token path: both apps register their update tokens
         let started = try await call("POST", "/v1/activities/\(id)/start", start)
         #expect(started.status == 202 && started.json["queued"] == 2, "\(started.json)")
         _ = try await call("GET", "/v1/activities/\(id)?wait=20")

@@ -93,6 +93,10 @@ struct Start: Encodable {
     var contentState: FlightActivityAttributes.ContentState
     var alert: PushAlert
     var audience: Audience
+    /// The update-token path this script follows (the app registers its token, the script waits for
+    /// it). Without it the service gives an iOS 18 phone a channel of the flight's own instead, which
+    /// needs no token (docs/service.md, on-demand channels).
+    var channel = "none"
 }
 struct Update: Encodable { var contentState: FlightActivityAttributes.ContentState; var alert: PushAlert? }
 struct End: Encodable { var contentState: FlightActivityAttributes.ContentState; var dismissalDate: Date }
