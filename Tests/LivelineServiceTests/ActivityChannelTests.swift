@@ -64,6 +64,13 @@ struct ActivityChannelTests {
         both["channelStoragePolicy"] = 0
         #expect(try await f.admin.call("POST", "/v1/activities/flight-x/start", json: .object(both)).json["error"]?["field"] == "channelStoragePolicy")
         #expect(Self.channels(f) == 0, "nothing refused made a channel")
+        // A start refused after its channel was made (no alert) takes the channel back with it.
+        var noAlert = f.startBody(devices: ["p18"], channel: nil).objectValue!
+        noAlert["alert"] = nil
+        let refused = try await f.admin.call("POST", "/v1/activities/flight-x/start", json: .object(noAlert))
+        #expect(refused.status == 400 && refused.json["error"]?["field"] == "alert", "\(refused.json)")
+        #expect(Self.channels(f) == 0, "the channel made for the refused start was deleted in APNs")
+        #expect(try await Self.listed(f).isEmpty, "and in the service")
 
         var none = f.startBody(devices: ["p18"], channel: nil).objectValue!
         none["channel"] = "none"
