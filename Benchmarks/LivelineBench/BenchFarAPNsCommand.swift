@@ -27,7 +27,10 @@ enum BenchFarAPNsCommand: LivelineCommand {
             sends Live Activity updates to the phones' tokens. The reference is the ideal of a full window:
             every stream busy all the time, streams × connections ÷ latency pushes a second. Also prints the
             median answer time of one push sent alone (the latency plus the simulator's timer and both
-            sides' work), the ratio to the ideal at that time, and CPU a push.
+            sides' work), the ratio to the ideal at that time, the client's mean number of pushes in flight
+            (APNSClient.inFlight sampled every millisecond) and the mean answer time it implies (Little's
+            law: in flight ÷ rate), and CPU a push. A full window with a long answer time is the server's
+            (or the CPU's) delay; a window below the limit is the client refilling late.
             A ratio under 1 is time a stream stood empty: the window refilled late (a thread hand-off, the
             consumer), a stream-limit or flow-control stall, or a CPU too busy to keep up (the CPU column).
             """)
@@ -70,12 +73,12 @@ enum BenchFarAPNsCommand: LivelineCommand {
 
         Console.out("simulator in process: every answer after \(latencyMs) ms, MAX_CONCURRENT_STREAMS \(streams); \(phones) phones; "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores; load \(BenchClientMemoryCommand.loadAverage())")
-        Console.out("\nconnections  in flight  pushes   pushes/s  ideal/s   vs ideal  one push ms  vs ideal at it  CPU µs/push  failed   (best of \(rounds))")
+        Console.out("\nconnections  in flight  pushes   pushes/s  ideal/s   vs ideal  one push ms  vs ideal at it  mean in flight  answer ms  CPU µs/push  failed   (best of \(rounds))")
         for connections in connectionCounts {
             let inFlight = streams * connections
             let ideal = Double(inFlight) / latency
             let count = max(inFlight * 4, Int(ideal * seconds))
-            var best: (rate: Double, cpu: Double, failed: Int, rtt: Double)?
+            var best: (rate: Double, cpu: Double, failed: Int, rtt: Double, inFlight: Double)?
             for round in 1...rounds {
                 let client = APNSClient(configuration: APNSConfiguration(
                     authentication: .token(key: key, keyID: made.keyID, teamID: made.teamID),
@@ -98,26 +101,56 @@ enum BenchFarAPNsCommand: LivelineCommand {
                 let pushes = CyclingPushes(request: request, tokens: tokens, count: count)
                 let cpuBefore = BenchClientCommand.cpuSeconds()
                 let start = ContinuousClock.now
+                let sampler = InFlightSampler(client)
                 var failed = 0
                 for await r in client.sendAll(pushes) where !r.result.isAccepted {
                     failed += 1
                     if failed == 1 { Console.err("first failure: \(r.result)") }
                 }
                 let elapsed = ContinuousClock.now - start
+                let meanInFlight = sampler.stop()
                 let cpu = BenchClientCommand.cpuSeconds() - cpuBefore
                 await client.shutdown()
                 let s = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 let rate = Double(count) / s
                 Console.err(String(format: "%d conn round %d: %.0f pushes/s", connections, round, rate))
-                if rate > (best?.rate ?? 0) { best = (rate, cpu, failed, rtt) }
+                if rate > (best?.rate ?? 0) { best = (rate, cpu, failed, rtt, meanInFlight) }
             }
             guard let best else { continue }
-            Console.out(String(format: "%11d  %9d  %6d  %9.0f  %7.0f  %8.2fx  %11.1f  %13.2fx  %11.1f  %6d", connections, inFlight, count, best.rate, ideal, best.rate / ideal,
-                               best.rtt * 1000, best.rate / (Double(inFlight) / best.rtt), best.cpu / Double(count) * 1e6, best.failed))
+            Console.out(String(format: "%11d  %9d  %6d  %9.0f  %7.0f  %8.2fx  %11.1f  %13.2fx  %14.0f  %9.1f  %11.1f  %6d", connections, inFlight, count, best.rate, ideal, best.rate / ideal,
+                               best.rtt * 1000, best.rate / (Double(inFlight) / best.rtt), best.inFlight, best.inFlight / best.rate * 1000, best.cpu / Double(count) * 1e6, best.failed))
         }
         Console.out("\n(CPU is this whole process: the simulator's validation and TLS as well as the client's)")
         await server.stop()
         return 0
+    }
+}
+
+/// Samples `APNSClient.inFlight` every millisecond on its own thread until stopped; the mean.
+final class InFlightSampler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0.0, samples = 0, running = true
+
+    init(_ client: APNSClient) {
+        let thread = Thread { [self] in
+            while lock.withLock({ running }) {
+                let n = client.inFlight
+                lock.withLock {
+                    total += Double(n)
+                    samples += 1
+                }
+                usleep(1000)  // the sampling period
+            }
+        }
+        thread.stackSize = 64 * 1024
+        thread.start()
+    }
+
+    func stop() -> Double {
+        lock.withLock {
+            running = false
+            return samples > 0 ? total / Double(samples) : .nan
+        }
     }
 }
 

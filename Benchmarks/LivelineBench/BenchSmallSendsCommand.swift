@@ -72,7 +72,7 @@ enum BenchSmallSendsCommand: LivelineCommand {
 
         Console.out("simulator in process with \(count) phones; \(ProcessInfo.processInfo.activeProcessorCount) cores; load \(BenchClientMemoryCommand.loadAverage()); "
             + "\(parallel) POSTs in flight")
-        Console.out("\ndatabase  shape        round  pushes/s  raw/s   vs raw  CPU µs/push: service  PostgreSQL  whole path  raw client  whole/raw")
+        Console.out("\ndatabase  shape        round  pushes/s  raw/s   vs raw  CPU µs/push: service  PostgreSQL  whole path  raw client  whole/raw  POSTs s")
         var cluster: PostgresCluster?
         defer { cluster?.remove() }
         for database in databases {
@@ -100,6 +100,7 @@ enum BenchSmallSendsCommand: LivelineCommand {
                     } else {
                         _ = try api.expect("POST", "/v1/activities/fan/update", FanOutRig.updateBody(gate: "F\(round)"))
                     }
+                    let answered = Date().timeIntervalSince(start)
                     try Self.waitSent(api, count: before + count)
                     let seconds = Date().timeIntervalSince(start)
                     let service = (Self.processCPU(instance.process.processIdentifier) - serviceCPU) * 1e6 / Double(count)
@@ -107,12 +108,13 @@ enum BenchSmallSendsCommand: LivelineCommand {
                     let rate = Double(count) / seconds
                     Console.out(BenchClientMemoryCommand.pad(database, 8) + "  " + BenchClientMemoryCommand.pad(shape, 11) + String(format: "  %5d  %8.0f  %6.0f  %6.2fx  %18.1f  %10@  %10.1f  %10.1f  %8.2fx", round,
                                        rate, reference.rate, rate / reference.rate, service, postmaster == nil ? "-" as NSString : String(format: "%.1f", postgres) as NSString,
-                                       service + postgres, reference.cpuMicros, (service + postgres) / reference.cpuMicros))
+                                       service + postgres, reference.cpuMicros, (service + postgres) / reference.cpuMicros)
+                                + String(format: "  %9.2f", answered))
                 }
             }
             _ = await instance.stop()
         }
-        Console.out("\n(the clock runs from the first POST to every row final; the raw client's from its first push to its last answer)")
+        Console.out("\n(the clock runs from the first POST to every row final; POSTs s: when the last POST was answered; the raw client's clock from its first push to its last answer)")
         return 0
     }
 
