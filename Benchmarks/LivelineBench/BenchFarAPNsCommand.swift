@@ -108,7 +108,9 @@ enum BenchFarAPNsCommand: LivelineCommand {
                     if failed == 1 { Console.err("first failure: \(r.result)") }
                 }
                 let elapsed = ContinuousClock.now - start
-                let meanInFlight = sampler.stop()
+                let window = sampler.stop()
+                let meanInFlight = window.mean
+                Console.err(String(format: "%d conn round %d: in flight mean %.0f, 1st percentile %d, 10th %d, median %d", connections, round, window.mean, window.p1, window.p10, window.p50))
                 let cpu = BenchClientCommand.cpuSeconds() - cpuBefore
                 await client.shutdown()
                 let s = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -129,16 +131,13 @@ enum BenchFarAPNsCommand: LivelineCommand {
 /// Samples `APNSClient.inFlight` every millisecond on its own thread until stopped; the mean.
 final class InFlightSampler: @unchecked Sendable {
     private let lock = NSLock()
-    private var total = 0.0, samples = 0, running = true
+    private var values: [Int] = [], running = true
 
     init(_ client: APNSClient) {
         let thread = Thread { [self] in
             while lock.withLock({ running }) {
                 let n = client.inFlight
-                lock.withLock {
-                    total += Double(n)
-                    samples += 1
-                }
+                lock.withLock { values.append(n) }
                 usleep(1000)  // the sampling period
             }
         }
@@ -146,10 +145,13 @@ final class InFlightSampler: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() -> Double {
+    /// Stops sampling; the mean and the 1st, 10th and 50th percentiles.
+    func stop() -> (mean: Double, p1: Int, p10: Int, p50: Int) {
         lock.withLock {
             running = false
-            return samples > 0 ? total / Double(samples) : .nan
+            guard !values.isEmpty else { return (.nan, 0, 0, 0) }
+            let sorted = values.sorted()
+            return (Double(values.reduce(0, +)) / Double(values.count), sorted[sorted.count / 100], sorted[sorted.count / 10], sorted[sorted.count / 2])
         }
     }
 }
