@@ -139,7 +139,7 @@ let package = Package(
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
         .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"]),
-        // The benchmarks (`liveline-bench client|simulator|ui|service|scale|faults|http2`): each prints
+        // The benchmarks (`liveline-bench client|client-memory|far-apns|small-sends|simulator|ui|service|scale|faults|http2`): each prints
         // ratios against a reference tool measured in the same run. Links jemalloc: the client's
         // figure depends on it.
         .executableTarget(name: "liveline-bench", dependencies: [
