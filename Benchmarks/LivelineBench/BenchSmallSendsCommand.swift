@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCommandLine
 import LivelineCore
+import LivelinePostgres
 import LivelineStore
 import LivelineTesting
 
@@ -29,7 +30,9 @@ enum BenchSmallSendsCommand: LivelineCommand {
             raw          liveline-client-probe sends N updates to the same N tokens with APNSClient.sendAll.
             CPU a push is read from /proc: the `liveline serve` process (utime + stime), and every child of
             PostgreSQL's postmaster (its backends, WAL writer, checkpointer...); the raw client's from its own
-            getrusage. The simulator's CPU (in this process) is in neither.
+            getrusage. The simulator's CPU (in this process) is in neither. On PostgreSQL it also prints, per
+            push, the transactions, rows written, and rows read by index and by sequential scan (by table),
+            from pg_stat_database and pg_stat_user_tables; the database is ANALYZEd before each measurement.
             Needs curl, PostgreSQL's server programs (Debian: postgresql) for postgres, and liveline-client-probe
             (swift build -c release --product liveline-client-probe).
             """)
@@ -91,9 +94,18 @@ enum BenchSmallSendsCommand: LivelineCommand {
             for round in 1...rounds {
                 for shape in ["small sends", "fan-out"] {
                     let reference = try raw()
+                    if database == "postgres" {
+                        // What autovacuum does within a minute of a bulk load (this run is shorter than its
+                        // naptime): on stale statistics the planner reads whole tables (devices, sends) by
+                        // sequential scan for each push.
+                        let connection = try PostgresConnection(url)
+                        defer { connection.close() }
+                        try connection.execute("ANALYZE")
+                    }
                     let before = try Self.sentRows(api)
                     let serviceCPU = Self.processCPU(instance.process.processIdentifier)
                     let postgresCPU = postmaster.map { Self.childrenCPU(of: $0) } ?? 0
+                    let statsBefore = database == "postgres" ? try Self.postgresStatistics(url) : [:]
                     let start = Date()
                     if shape == "small sends" {
                         try Self.postAll(api: api, count: count, parallel: parallel, bodyFile: bodyFile, workspace: workspace)
@@ -110,12 +122,51 @@ enum BenchSmallSendsCommand: LivelineCommand {
                                        rate, reference.rate, rate / reference.rate, service, postmaster == nil ? "-" as NSString : String(format: "%.1f", postgres) as NSString,
                                        service + postgres, reference.cpuMicros, (service + postgres) / reference.cpuMicros)
                                 + String(format: "  %9.2f", answered))
+                    if database == "postgres" {
+                        // Each backend flushes its counters at most once a second, when it goes idle.
+                        usleep(2_000_000)
+                        let after = try Self.postgresStatistics(url)
+                        func per(_ key: String) -> Double { Double((after[key] ?? 0) - (statsBefore[key] ?? 0)) / Double(count) }
+                        var tables: [(name: String, rows: Double)] = []
+                        for key in after.keys where key.hasPrefix("seq_tup_read ") {
+                            let rows = per(key)
+                            if rows >= 0.5 { tables.append((String(key.dropFirst("seq_tup_read ".count)), rows)) }
+                        }
+                        tables.sort { $0.rows > $1.rows }
+                        let scans = tables.prefix(3).map { "\($0.name) \(Int($0.rows))" }
+                        Console.out(String(format: "          PostgreSQL a push: %.1f transactions, %.1f rows inserted, %.1f updated, %.1f deleted, %.0f rows read by index, %.0f by sequential scan",
+                                           per("xact_commit"), per("tup_inserted"), per("tup_updated"), per("tup_deleted"), per("idx_tup_fetch"), per("seq_tup_read"))
+                                    + (scans.isEmpty ? "" : " (\(scans.joined(separator: ", ")))"))
+                    }
                 }
             }
             _ = await instance.stop()
         }
         Console.out("\n(the clock runs from the first POST to every row final; POSTs s: when the last POST was answered; the raw client's clock from its first push to its last answer)")
         return 0
+    }
+
+    /// The database's cumulative counters: pg_stat_database's transactions and rows, and rows read
+    /// by sequential and index scans in all and per table ("seq_tup_read <table>").
+    static func postgresStatistics(_ url: String) throws -> [String: Int] {
+        let connection = try PostgresConnection(url)
+        defer { connection.close() }
+        // The statistics collector reports at most every PGSTAT_MIN_INTERVAL; a snapshot taken in a
+        // transaction is stable, and pg_stat_clear_snapshot makes this one fresh.
+        _ = try connection.query("SELECT pg_stat_clear_snapshot()")
+        var values: [String: Int] = [:]
+        if let row = try connection.queryOne("""
+            SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()
+            """) {
+            for column in ["xact_commit", "tup_inserted", "tup_updated", "tup_deleted"] { values[column] = row.int(column) ?? 0 }
+        }
+        for row in try connection.query("SELECT relname, coalesce(seq_tup_read, 0) AS seq, coalesce(idx_tup_fetch, 0) AS idx FROM pg_stat_user_tables") {
+            let table = row.string("relname") ?? "?"
+            values["seq_tup_read \(table)"] = row.int("seq") ?? 0
+            values["seq_tup_read", default: 0] += row.int("seq") ?? 0
+            values["idx_tup_fetch", default: 0] += row.int("idx") ?? 0
+        }
+        return values
     }
 
     /// Activities a0…a<N-1>, one token each (phone i's), as a delivery app registers them.
