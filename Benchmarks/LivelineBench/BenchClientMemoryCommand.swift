@@ -20,8 +20,8 @@ enum BenchClientMemoryCommand: LivelineCommand {
             Starts nginx (answers 200 like APNs) on a free loopback port with a run-time certificate. For
             each N it runs liveline-client-probe (built beside liveline-bench: swift build -c release
             --product liveline-client-probe) with glibc's malloc, then again with jemalloc preloaded
-            (LD_PRELOAD, when libjemalloc.so.2 is installed), then h2load -n N -c 1 -m <streams> under
-            /usr/bin/time. The probe samples /proc/self/status every 10 ms and prints its figures: RSS at
+            (LD_PRELOAD, when libjemalloc.so.2 is installed), then h2load -n N -c 1 -m <streams>, its peak
+            RSS (VmHWM) read from /proc every 5 ms. The probe samples /proc/self/status every 10 ms and prints its figures: RSS at
             start (Foundation, OpenSSL, nghttp2 and the binary loaded, nothing run), after connecting, and
             the peak (VmHWM), with the most anonymous (heap, stacks) and file-backed (code) memory seen.
             An idle row (the probe exiting at once) is the process's fixed baseline.
@@ -31,6 +31,9 @@ enum BenchClientMemoryCommand: LivelineCommand {
     static let jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
+        // This binary's own RSS before it starts anything: what the old in-process figure started from.
+        let benchAtStart = ((try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("VmRSS:") }.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") }
         let counts = try BenchClientCommand.list(arguments, "counts", default: [10_000, 100_000, 1_000_000])
         let streams = try arguments.int("streams") ?? 1000
         let inFlight = try arguments.int("in-flight") ?? 1000
@@ -58,8 +61,7 @@ enum BenchClientMemoryCommand: LivelineCommand {
                                mb(idle["start_rss"]), mb(idle["start_anon"]), mb(idle["start_file"]), mb(idle["start_rss"]), "-" as NSString, "-" as NSString,
                                heap(idle), "-" as NSString))
         }
-        let selfIdle = try timed(CommandLine.arguments[0], ["--version"])
-        Console.out(pad("liveline-bench --version", 24) + pad("idle", 10, left: true) + String(format: "  %11.1f", mb(selfIdle.maxRSS)))
+        Console.out(pad("liveline-bench itself", 24) + pad("idle", 10, left: true) + String(format: "  %11.1f", mb(benchAtStart)))
 
         let paths = try UpdateSequence(count: 1000, bundleID: "com.example.flights").ring.map { "/3/device/\($0.1)" }
         let sample = try UpdateSequence(count: 1, bundleID: "com.example.flights").ring[0].0
@@ -81,8 +83,8 @@ enum BenchClientMemoryCommand: LivelineCommand {
             try Data(paths.map { "https://127.0.0.1:\(server.port)\($0)\n" }.joined().utf8).write(to: uriFile)
             var h2loadArguments = ["-n", String(count), "-c", "1", "-m", String(streams), "-d", bodyFile.path, "-i", uriFile.path]
             for header in sample.headers + [("authorization", authorization)] { h2loadArguments += ["-H", "\(header.name): \(header.value)"] }
-            let reference = try timed("/usr/bin/h2load", h2loadArguments)
-            Console.out(pad("h2load -c 1 -m \(streams)", 24) + String(format: " %9d  %11.1f", count, mb(reference.maxRSS)))
+            let reference = try peakRSS("/usr/bin/h2load", h2loadArguments)
+            Console.out(pad("h2load -c 1 -m \(streams)", 24) + String(format: " %9d  %11.1f", count, mb(reference)))
         }
         Console.out("\n(each row is its own process; MB = 2^20 bytes; start: nothing run; input: the pushes built (50 content states, 1000 tokens); connected: "
             + "TLS up and warm-up pushes answered; anon and file are the highest values sampled every 10 ms while sending, the peak is VmHWM)")
@@ -134,12 +136,41 @@ enum BenchClientMemoryCommand: LivelineCommand {
         return figures
     }
 
-    /// Runs `executable` under /usr/bin/time and returns its peak RSS in kB.
-    static func timed(_ executable: String, _ arguments: [String]) throws -> (maxRSS: Double, output: String) {
-        let output = try BenchWorkspace.tool("/usr/bin/time", ["-f", "maxrss_kb=%M", executable] + arguments)
-        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("maxrss_kb=") }), let kb = Double(line.dropFirst("maxrss_kb=".count)) else {
-            throw CLIError(message: "cannot read /usr/bin/time's figure for \(executable): \(output.suffix(300))")
+    /// Runs `executable` with its output discarded and returns its peak RSS in kB: its VmHWM, read
+    /// from /proc every 5 ms until it exits. (The child's own `ru_maxrss` would not do: a child
+    /// spawned from this process starts in this process's address space, and Linux carries that
+    /// address space's high-water mark across exec.) A non-zero exit is an error naming it.
+    static func peakRSS(_ executable: String, _ arguments: [String]) throws -> Double {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw CLIError(message: "\(executable) is not installed (see scripts/install-deps.sh)")
         }
-        return (kb, output)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CLIError(message: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+        var peak = 0.0
+        var status: Int32 = 0
+        while true {
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") {
+                peak = max(peak, kb)
+            }
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid { break }
+            guard done == 0 || errno == EINTR else { throw CLIError(message: "waiting for \(executable) failed: \(String(cString: strerror(errno)))") }
+            usleep(5_000)  // the sampling period
+        }
+        // WIFEXITED and WEXITSTATUS, spelled out: the low 7 bits are the signal, the next 8 the code.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw CLIError(message: "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) failed (wait status \(status))")
+        }
+        return peak
     }
 }
