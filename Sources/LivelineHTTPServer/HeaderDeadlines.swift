@@ -64,9 +64,8 @@ final class HeaderDeadlines: @unchecked Sendable {
 
     /// A request finished: the next request on the connection has `limit` to arrive.
     func requestFinished(_ connection: OpaquePointer) {
-        set(connection) { entries in
-            if entries[UInt(bitPattern: connection)] != nil { entries[UInt(bitPattern: connection)]!.deadline = .now + limit }
-        }
+        let deadline = ContinuousClock.now + limit
+        set(connection) { entries in entries[UInt(bitPattern: connection)]?.deadline = deadline }
     }
 
     /// libmicrohttpd closes `connection` (its thread, before closing the socket).
