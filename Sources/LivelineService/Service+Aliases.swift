@@ -66,4 +66,17 @@ extension Service {
         let whose = alias.deviceID == nil ? " (Voltra's name of activity \(alias.activityID))" : ""
         throw APIError(409, "alias-taken", "activity id \(activityID) is already another activity's alias in \(bundleID)\(whose); start it under another id", field: "activityID")
     }
+
+    /// `GET /v1/activities/{id}` with its aliases (`aliases`, left out when there are none): Voltra's
+    /// name (`kind` "name") and each phone's activity id (`kind` "device", with its `deviceID`).
+    static func withAliases(_ overview: JSONValue, activityID: String, _ tx: any StoreTransaction) throws -> JSONValue {
+        let aliases = try tx.activityAliases(activityID: activityID)
+        guard !aliases.isEmpty, var o = overview.objectValue else { return overview }
+        o["aliases"] = .array(aliases.map { a in
+            var entry: JSONObject = ["alias": .string(a.alias), "kind": .string(a.deviceID == nil ? "name" : "device")]
+            if let d = a.deviceID { entry["deviceID"] = .string(d) }
+            return .object(entry)
+        })
+        return .object(o)
+    }
 }

@@ -359,7 +359,7 @@ extension Service {
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
         if let activity = try tx.activity(activityID) { try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known") }
         guard let overview = try Self.overview(activityID, limit: limit, tx, rules: StatusRules(configuration), now: Date()) else { throw APIError.notFound("activity \(activityID) is not known") }
-        return Answer(200, overview)
+        return Answer(200, try Self.withAliases(overview, activityID: activityID, tx))
     }
 
     static func json(_ r: DeliveryRecord) -> JSONValue {

@@ -73,7 +73,10 @@ struct ServiceAliasTests {
         let decode = try await phone.client.call("POST", "/v1/activities/some-name/decode-failures", json: ["error": "keyNotFound(status)"])
         #expect(decode.status == 201, "\(decode.json)")
         #expect(decode.json["activityID"] == "ride-7", "\(decode.json)")
-        // The backend's routes take the logical id only.
+        // The backend sees both aliases in the activity's status, and its routes take the logical id only.
+        let aliases = try await f.admin.call("GET", "/v1/activities/ride-7").json["aliases"]?.arrayValue ?? []
+        #expect(Set(aliases.map { "\($0["kind"]?.stringValue ?? "")=\($0["alias"]?.stringValue ?? "")@\($0["deviceID"]?.stringValue ?? "-")" })
+                == ["name=some-name@-", "device=\(deviceActivityID)@\(phone.id)"], "\(aliases)")
         #expect(try await f.admin.call("POST", "/v1/activities/some-name/update", json: ["contentState": arrived]).status == 404)
 
         // Another installation of the same app, holding only the app key.
