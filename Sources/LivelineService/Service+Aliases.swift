@@ -48,6 +48,9 @@ extension Service {
     /// Attaches a phone's own ActivityKit activity id to the activity it registers a token for. The
     /// caller has already shown it holds `activityID` (`mayHold`). The alias is the device's alone;
     /// it must look like `Activity.id` (a UUID) and may not be an activity's id or another alias.
+    /// Device activity ids one installation may attach to one activity (its runs: started, ended, started again).
+    static let deviceAliasesPerActivity = 4
+
     func attachDeviceActivityID(_ alias: String, to activityID: String, bundleID: String, deviceID: String, _ tx: any StoreTransaction, now: Date) throws {
         guard alias != activityID else { return }
         guard UUID(uuidString: alias) != nil else {
@@ -55,6 +58,12 @@ extension Service {
         }
         let taken = APIError(409, "alias-taken", "deviceActivityID: \(alias) is already another activity's id or alias; nothing was changed", field: "deviceActivityID")
         if try tx.activity(alias) != nil { throw taken }
+        // A phone has one Activity.id per run of an activity: a few runs, not an unbounded stream of rows.
+        let own = try tx.activityAliases(activityID: activityID).filter { $0.bundleID == bundleID && $0.deviceID == deviceID }
+        if own.contains(where: { $0.alias == alias }) { return }
+        if own.count >= Self.deviceAliasesPerActivity {
+            throw APIError(409, "too-many-aliases", "deviceActivityID: this installation already reported \(own.count) activity ids for \(activityID) (at most \(Self.deviceAliasesPerActivity)); nothing was changed", field: "deviceActivityID")
+        }
         if try tx.insertActivityAlias(ActivityAliasRecord(bundleID: bundleID, alias: alias, activityID: activityID, deviceID: deviceID, createdAt: now)) { return }
         guard let existing = try tx.activityAlias(bundleID: bundleID, alias: alias), existing.activityID == activityID, existing.deviceID == deviceID else { throw taken }
     }

@@ -121,6 +121,12 @@ struct ServiceAliasTests {
         #expect(claimed.status == 201, "\(claimed.json)")
         #expect(try await mallory.client.call("POST", "/v1/activities/\(mine)/interactions", json: ["action": "x"], headers: ["Idempotency-Key": "m-own"]).json["activityID"]?.stringValue == own)
         #expect(try await phone.client.call("POST", "/v1/activities/\(mine)/interactions", json: ["action": "x"], headers: ["Idempotency-Key": "p-m"]).status == 404)
+        // A stream of made-up activity ids stops at a few per activity.
+        for _ in 1..<4 { #expect(try await claim(UUID().uuidString).status == 200) }
+        let flood = try await claim(UUID().uuidString)
+        #expect(flood.status == 409, "\(flood.json)")
+        #expect(flood.errorCode == "too-many-aliases", "\(flood.json)")
+        #expect(try await claim(mine).status == 200, "one already attached is still taken")
 
         // Another app's installation resolves none of this app's aliases.
         #expect(try await f.admin.call("POST", "/v1/apps", json: ["bundleID": "com.example.zebra", "teamID": .string(f.teamID), "keyID": .string(f.keyID), "key": .string(f.keyPEM), "environment": "sandbox"]).status == 201)

@@ -304,7 +304,7 @@ export function createLivelineClient(options) {
         try { return await deviceCall('PUT', path, body); } catch (e) {
           // The phone's activity id is already another activity's (the service refuses the alias,
           // naming it): the token still goes, under the logical id.
-          if (e instanceof LivelineError && e.status === 409 && e.code === 'alias-taken' && body.deviceActivityID) {
+          if (e instanceof LivelineError && e.status === 409 && (e.code === 'alias-taken' || e.code === 'too-many-aliases') && body.deviceActivityID) {
             log(`liveline: ${e.message}; registering the token without it`);
             delete body.deviceActivityID;
             return deviceCall('PUT', path, body);
