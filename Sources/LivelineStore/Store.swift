@@ -39,8 +39,9 @@ public protocol Store: Sendable {
     /// `close()`. Returns whether it can; without it, other instances' work waits for the next poll.
     @discardableResult
     func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool
-    /// Calls `changed` whenever another instance revokes, expires or rotates a key, until
-    /// `close()`. Returns whether it can (PostgreSQL); callers keep a short cache otherwise.
+    /// Calls `changed` whenever another instance revokes, expires or rotates a key or replaces an
+    /// installation's secret, until `close()`. Returns whether it can (PostgreSQL); callers keep a
+    /// short cache otherwise.
     @discardableResult
     func observeKeyChanges(_ changed: @escaping @Sendable () -> Void) -> Bool
 }
@@ -184,7 +185,8 @@ public protocol StoreTransaction {
     func recordWebhook(id: Int64, state: String, attempts: Int, nextAttemptAt: Date, error: String?) throws
 
     // MARK: Trust: installations, user binding, activity holders (the trust branch's block)
-    /// Stores an installation; a claimed device's installation replaces the one it had.
+    /// Stores an installation; a claimed device's installation replaces the one it had (and tells
+    /// other instances, PostgreSQL: `liveline_keys`, as key changes do).
     func insertInstallation(_ installation: InstallationRecord) throws
     func installation(secretHash: String) throws -> InstallationRecord?
     /// Sets the app's HS256 secret for user tokens and activity grants; the one it replaces stays
