@@ -259,4 +259,12 @@ public protocol StoreTransaction {
     /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
     /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.
     func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool
+
+    // MARK: Activity aliases (migration 12-activity-aliases)
+    /// The alias `alias` of app `bundleID`, if one was recorded.
+    func activityAlias(bundleID: String, alias: String) throws -> ActivityAliasRecord?
+    /// Records an alias unless `(bundleID, alias)` is taken (the first one stays): returns whether it did.
+    func insertActivityAlias(_ record: ActivityAliasRecord) throws -> Bool
+    /// Every alias of an activity, by app and alias.
+    func activityAliases(activityID: String) throws -> [ActivityAliasRecord]
 }
