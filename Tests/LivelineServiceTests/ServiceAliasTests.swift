@@ -34,7 +34,8 @@ struct ServiceAliasTests {
         // The page's start, with Voltra's name other than the logical id.
         let started = try await f.admin.call("POST", "/v1/activities/ride-7/start", json: [
             "attributesType": "VoltraAttributes", "attributes": ["name": "some-name", "deepLinkUrl": "app://some-deep-link-url"],
-            "contentState": try voltraState("Hello"), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": [.string(phone.id)]]])
+            "contentState": try voltraState("Hello"), "alert": ["title": "Driver arrived", "body": "Ready for pickup"], "audience": ["deviceIDs": [.string(phone.id)]],
+            "channel": "none"])  // the token path: the phone's update token carries its activity id below
         #expect(started.status == 202, "\(started.json)")
         _ = try await f.settled("ride-7")
         let device = try #require(f.deviceActivity("some-name", on: "phone-1"), "the start reached the phone")

@@ -39,6 +39,7 @@ test("Voltra's events and the page's payloads: push-to-start, update token, upda
   const start = (uiJsonData) => world.service('POST', '/v1/activities/some-name/start', {
     attributesType: 'VoltraAttributes', attributes: { name: 'some-name', deepLinkUrl: 'app://some-deep-link-url' },
     contentState: { uiJsonData }, alert: { title: 'Driver arrived', body: 'Ready for pickup' }, audience: { deviceIDs: [installationID] },
+    channel: 'none', // the update-token path the page describes (an iOS 18 phone would otherwise follow a channel of the activity's own)
   });
   // The page's literal example carries uiJsonData as JSON text, which the extension cannot decode: refused.
   const literal = await start('{"lockScreen":{"type":"VStack","children":{"type":"Text","children":"Hello","props":{}},"props":{}}}');
