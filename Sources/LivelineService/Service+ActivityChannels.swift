@@ -68,7 +68,11 @@ extension Service {
             }
             channel = ChannelRecord(channelID: id, bundleID: target.app.bundleID, storagePolicy: choice.storagePolicy, createdAt: c.now, activityID: c.param("activityID"))
             let record = channel
-            try store.write { try $0.insertChannel(record) }
+            do { try store.write { try $0.insertChannel(record) } } catch {
+                // Not kept (another start of the activity recorded its channel first, or the store failed): not left in APNs either.
+                _ = await target.client.deleteChannel(id, bundleID: record.bundleID)
+                throw error
+            }
             created = true
         }
         object["channelID"] = .string(channel.channelID)
