@@ -422,6 +422,11 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
         try db.query("SELECT * FROM outbox WHERE activity_id = $1 ORDER BY id DESC LIMIT $2", [.text(activityID), .integer(Int64(limit))]).map(deliveryRecord)
     }
 
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord] {
+        try db.query("SELECT * FROM outbox WHERE activity_id = $1 AND device_id = $2 ORDER BY id DESC LIMIT $3",
+                     [.text(activityID), .text(deviceID), .integer(Int64(limit))]).map(deliveryRecord)
+    }
+
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int] {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = $1 GROUP BY state", [.text(activityID)]))
     }

@@ -134,6 +134,8 @@ public protocol StoreTransaction {
     /// The earliest `nextAttemptAt` of a waiting row.
     func nextDue() throws -> Date?
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
+    /// One device's rows of the activity, newest first (the index `outbox_by_activity`).
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord]
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
     /// Whether a row of the activity is not yet final (queued, sending, retrying): one index
     /// probe, not a count, since `?wait` asks it every 25 ms during a fan-out of any size.
