@@ -138,6 +138,26 @@ struct StartOnceTests {
         }
     }
 
+    @Test("a start APNs refused (nothing was created on the phone) may be sent again, and then shows once")
+    func failedStartGoesAgain() async throws {
+        try await Self.with { f in
+            try await f.register("phone-1")
+            let token = try #require(f.simulator.app(ServiceFixture.bundle, on: "phone-1")?.pushToStartTokens["FlightAttributes"])
+            f.simulator.inject(FaultRule(.respond(.payloadTooLarge), scope: .token(token), limit: 1))
+            #expect(try await f.admin.call("POST", "/v1/activities/flight-fail/start", json: f.startBody(devices: ["phone-1"])).status == 202)
+            _ = try await f.settled("flight-fail")
+            let failed = try #require(try await ActivityStatusTests.status(f, "flight-fail", "phone-1"))
+            #expect(failed["state"] == "failed", "\(failed)")
+            #expect(Self.onPhone(f, "flight-fail", "phone-1").isEmpty)
+
+            let again = try await f.admin.call("POST", "/v1/activities/flight-fail/start", json: f.startBody(devices: ["phone-1"]))
+            #expect(again.status == 202, "\(again.json)")
+            #expect(again.json["queued"] == 1)
+            _ = try await f.settled("flight-fail")
+            #expect(Self.running(f, "flight-fail", "phone-1") == 1)
+        }
+    }
+
     @Test("a start the force-quit phone never showed is refused again, and \"restart\": true sends it once the app is back")
     func neverShownRestart() async throws {
         try await Self.with(phones: [("quit", "18.2")], configure: { $0.startShownWithin = .milliseconds(300) }) { f in
