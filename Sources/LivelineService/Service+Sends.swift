@@ -129,7 +129,7 @@ extension Service {
         try body.finish()
 
         return try commit(c) { tx in
-            let existing = try tx.activity(activityID)
+            let existing = try StartOnce.lockedActivity(activityID, tx)
             if let existing { try c.requireApp(existing.bundleID, hiding: "activity \(activityID) cannot be started with this key") }
             // One activity per logical id per device (Service+StartOnce.swift).
             var once = try StartOnce(existing, activityID: activityID, restart: restart, rules: StatusRules(configuration), now: c.now, tx)

@@ -34,6 +34,13 @@ struct StartOnce {
     /// Devices skipped because they already hold the activity.
     private(set) var held = 0
 
+    /// The activity's record, read under its lock: two starts at once (two instances on PostgreSQL)
+    /// judge the devices one after the other, so the second sees the first's push-to-starts.
+    static func lockedActivity(_ activityID: String, _ tx: any StoreTransaction) throws -> ActivityRecord? {
+        try tx.lockActivity(activityID)
+        return try tx.activity(activityID)
+    }
+
     /// Judges the activity as a whole: an activity that is over is restarted only when the send asks.
     init(_ existing: ActivityRecord?, activityID: String, restart: Bool, rules: Service.StatusRules, now: Date, _ tx: any StoreTransaction) throws {
         self.restart = restart

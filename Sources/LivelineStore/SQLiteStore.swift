@@ -493,6 +493,9 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
         try db.query("SELECT * FROM outbox WHERE activity_id = ? ORDER BY id DESC LIMIT ?", [.text(activityID), .integer(Int64(limit))]).map(deliveryRecord)
     }
 
+    /// One connection and serialized writes: nobody else writes during this transaction.
+    func lockActivity(_ activityID: String) throws {}
+
     func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord] {
         try db.query("SELECT * FROM outbox WHERE activity_id = ? AND device_id = ? ORDER BY id DESC LIMIT ?",
                      [.text(activityID), .text(deviceID), .integer(Int64(limit))]).map(deliveryRecord)

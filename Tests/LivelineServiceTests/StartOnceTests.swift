@@ -95,6 +95,29 @@ struct StartOnceTests {
         #expect(running(f, "flight-end", "phone-1") == 1)
     }
 
+    /// Starts at once (the backend's retries racing its first call): one is sent, the others are told.
+    static func concurrentStarts(_ f: ServiceFixture) async throws {
+        try await f.register("phone-1")
+        let body = f.startBody(devices: ["phone-1"])
+        let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for _ in 0..<8 {
+                group.addTask { let r = try await f.admin.call("POST", "/v1/activities/flight-race/start", json: body); return (r.status, r.errorCode) }
+            }
+            var all: [(Int, String?)] = []
+            for try await s in group { all.append(s) }
+            return all
+        }
+        #expect(statuses.filter { $0.0 == 202 }.count == 1, "\(statuses)")
+        #expect(statuses.filter { $0.0 == 409 && $0.1 == "already-started" }.count == 7, "\(statuses)")
+        _ = try await f.settled("flight-race")
+        #expect(onPhone(f, "flight-race", "phone-1").count == 1)
+    }
+
+    @Test("eight starts at once: one is sent, seven answer already-started, the phone shows one activity")
+    func concurrentOnSQLite() async throws {
+        try await Self.with { try await Self.concurrentStarts($0) }
+    }
+
     @Test("a second start of a running activity sends nothing (409 already-started) and the phone shows it once; a mixed audience starts only the phone without it")
     func repeatedStartOnSQLite() async throws {
         try await Self.with { try await Self.repeatedStart($0) }
@@ -188,6 +211,13 @@ struct StartOncePostgresTests {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
         try await StartOnceTests.with(database: database.url()) { try await StartOnceTests.repeatedStart($0) }
+    }
+
+    @Test("eight starts at once on PostgreSQL: one is sent, the phone shows one activity")
+    func concurrentOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        try await StartOnceTests.with(database: database.url()) { try await StartOnceTests.concurrentStarts($0) }
     }
 
     @Test("an ended activity is not resurrected without restart, on PostgreSQL")
