@@ -96,12 +96,14 @@ struct StartOnceTests {
     }
 
     /// Starts at once (the backend's retries racing its first call): one is sent, the others are told.
-    static func concurrentStarts(_ f: ServiceFixture) async throws {
+    /// `clients` take turns (instances of the service on one database).
+    static func concurrentStarts(_ f: ServiceFixture, clients: [APIClient]) async throws {
         try await f.register("phone-1")
         let body = f.startBody(devices: ["phone-1"])
         let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
-            for _ in 0..<8 {
-                group.addTask { let r = try await f.admin.call("POST", "/v1/activities/flight-race/start", json: body); return (r.status, r.errorCode) }
+            for i in 0..<8 {
+                let client = clients[i % clients.count]
+                group.addTask { let r = try await client.call("POST", "/v1/activities/flight-race/start", json: body); return (r.status, r.errorCode) }
             }
             var all: [(Int, String?)] = []
             for try await s in group { all.append(s) }
@@ -115,7 +117,7 @@ struct StartOnceTests {
 
     @Test("eight starts at once: one is sent, seven answer already-started, the phone shows one activity")
     func concurrentOnSQLite() async throws {
-        try await Self.with { try await Self.concurrentStarts($0) }
+        try await Self.with { try await Self.concurrentStarts($0, clients: [$0.admin]) }
     }
 
     @Test("a second start of a running activity sends nothing (409 already-started) and the phone shows it once; a mixed audience starts only the phone without it")
@@ -213,11 +215,20 @@ struct StartOncePostgresTests {
         try await StartOnceTests.with(database: database.url()) { try await StartOnceTests.repeatedStart($0) }
     }
 
-    @Test("eight starts at once on PostgreSQL: one is sent, the phone shows one activity")
+    @Test("eight starts at once on two instances of one PostgreSQL database: one is sent, the phone shows one activity")
     func concurrentOnPostgres() async throws {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
-        try await StartOnceTests.with(database: database.url()) { try await StartOnceTests.concurrentStarts($0) }
+        try await StartOnceTests.with(database: database.url()) { f in
+            let other = try ServiceServer.start(f.configuration) { _ in }
+            do {
+                try await StartOnceTests.concurrentStarts(f, clients: [f.admin, APIClient(baseURL: other.url, key: f.admin.key)])
+            } catch {
+                await other.stop()
+                throw error
+            }
+            await other.stop()
+        }
     }
 
     @Test("an ended activity is not resurrected without restart, on PostgreSQL")
