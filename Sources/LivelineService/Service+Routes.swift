@@ -70,7 +70,8 @@ extension Service {
             Route(method: "POST", pattern: "/v1/activities/{activityID}/start", scope: .admin,
                   summary: "Push-to-start to an audience of devices or users.",
                   requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
-                                                ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))]))] + content,
+                                                ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))])),
+                                                ("restart", Schema.boolean)] + content,
                                                required: ["alert", "audience"]), success: 202) { s, c in
                 let a = try s.start(c)
                 s.dispatcher.wake()

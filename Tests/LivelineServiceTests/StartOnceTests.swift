@@ -148,6 +148,19 @@ struct StartOnceTests {
         }
     }
 
+    @Test("restart that is not a boolean is refused naming it, and nothing is sent")
+    func restartNotBoolean() async throws {
+        try await Self.with { f in
+            try await f.register("phone-1")
+            var body = f.startBody(devices: ["phone-1"]).objectValue ?? [:]
+            body["restart"] = "yes"
+            let r = try await f.admin.call("POST", "/v1/activities/flight-bad/start", json: .object(body))
+            #expect(r.status == 400, "\(r.json)")
+            #expect(r.json["error"]?["field"] == "restart", "\(r.json)")
+            #expect(try await f.admin.call("GET", "/v1/activities/flight-bad").status == 404)
+        }
+    }
+
     @Test("a repeated Idempotency-Key returns the first start's answer and the phone shows the flight once")
     func idempotentStart() async throws {
         try await Self.with { f in
