@@ -120,10 +120,16 @@ enum ISODate {
         return fractional.date(from: text)
     }
 
+    /// One formatter of each kind per thread (making one costs more than formatting with it; a
+    /// device status writes several dates, a start judging 10,000 devices many thousands).
     static func string(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded() == date.timeIntervalSince1970
+        let key = whole ? "liveline.ISODate.whole" : "liveline.ISODate.fractional"
+        let cache = Thread.current.threadDictionary
+        if let f = cache[key] as? ISO8601DateFormatter { return f.string(from: date) }
         let f = ISO8601DateFormatter()
-        if date.timeIntervalSince1970.rounded() == date.timeIntervalSince1970 { return f.string(from: date) }
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if !whole { f.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
+        cache[key] = f
         return f.string(from: date)
     }
 }

@@ -33,6 +33,8 @@ struct StartOnce {
     let now: Date
     /// Devices skipped because they already hold the activity.
     private(set) var held = 0
+    /// Send bodies read for stale dates, by send id: a fan-out's devices share one start.
+    private var bodies: [Int64: JSONValue?] = [:]
 
     /// The activity's record, read under its lock: two starts at once (two instances on PostgreSQL)
     /// judge the devices one after the other, so the second sees the first's push-to-starts.
@@ -72,10 +74,14 @@ struct StartOnce {
         let token = try tx.activityToken(activityID: activity.activityID, deviceID: device.deviceID)
         if rows.isEmpty && token == nil { return nil }
         let facts = DeviceFacts(activity: activity, deviceID: device.deviceID, device: device, deliveries: rows, token: token, decodeFailure: nil)
+        var cache = bodies
         let status = try facts.status(rules: rules, now: now) { id in
-            guard let send = try tx.send(id) else { return nil }
-            return try? JSONValue.parse(send.body)
+            if let known = cache[id] { return known }
+            let json = try tx.send(id).flatMap { try? JSONValue.parse($0.body) }
+            cache[id] = json
+            return json
         }
+        bodies = cache
         let state = status["state"]?.stringValue ?? "unknown"
         if state == "failed" { return nil }  // APNs refused the push-to-start: nothing was created
         let neverShown = status["reason"]?["code"]?.stringValue == StatusReason.startNeverShown.rawValue

@@ -204,6 +204,7 @@ struct StartOnceTests {
             #expect(try await f.admin.call("POST", "/v1/activities/flight-quit/start", json: f.startBody(devices: ["quit"])).status == 202)
             let status = try await ActivityStatusTests.reason(f, "flight-quit", "quit")
             #expect(status["reason"]?["code"] == "start-never-shown", "\(status)")
+            #expect(status["reason"]?["message"]?.stringValue?.contains("\"restart\": true") == true, "\(status)")
             let plain = try await f.admin.call("POST", "/v1/activities/flight-quit/start", json: f.startBody(devices: ["quit"]))
             #expect(plain.status == 409 && plain.errorCode == "already-started", "\(plain.json)")
             #expect(plain.json["error"]?["skipped"]?.arrayValue?.first?["state"] == "started")
