@@ -29,6 +29,7 @@ import PackageDescription
 //     watch; neither it nor LivelineCommandLine is a product)
 //   everything <- liveline (the command-line tool)
 //   everything <- liveline-bench (the benchmarks, Benchmarks/)
+//   LivelineCore, LivelineCrypto, LivelineAPNS <- liveline-client-probe (Benchmarks/ClientProbe: the client alone, for its memory)
 //   LivelineCore <- FlightTrackerShared (Examples/FlightTracker: the attributes type)
 //     FlightTrackerShared, LivelineCore <- flight-tracker-backend
 //     FlightTrackerShared, LivelineKit <- FlightTrackerApp, FlightTrackerWidget
@@ -139,13 +140,16 @@ let package = Package(
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
         .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"]),
-        // The benchmarks (`liveline-bench client|simulator|ui|service|scale|faults|http2`): each prints
+        // The benchmarks (`liveline-bench client|client-memory|far-apns|small-sends|simulator|ui|service|scale|faults|http2`): each prints
         // ratios against a reference tool measured in the same run. Links jemalloc: the client's
         // figure depends on it.
         .executableTarget(name: "liveline-bench", dependencies: [
             "LivelineCommandLine", "LivelineToolSupport", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2",
             "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "CJemalloc",
         ], path: "Benchmarks/LivelineBench"),
+        // The smallest process that sends with APNSClient (LivelineAPNS alone): `liveline-bench
+        // client-memory` runs it to read the client's memory apart from everything the bench links.
+        .executableTarget(name: "liveline-client-probe", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto"], path: "Benchmarks/ClientProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

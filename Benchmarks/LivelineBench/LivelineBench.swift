@@ -10,6 +10,9 @@ struct LivelineBench {
     static var commands: [CommandEntry] {
         [
             CommandEntry(BenchClientCommand.self),
+            CommandEntry(BenchClientMemoryCommand.self),
+            CommandEntry(BenchFarAPNsCommand.self),
+            CommandEntry(BenchSmallSendsCommand.self),
             CommandEntry(BenchSimulatorCommand.self),
             CommandEntry(BenchUICommand.self),
             CommandEntry(BenchServiceCommand.self),

@@ -17,20 +17,26 @@ import Glibc
 /// same lock that its close notification takes, and libmicrohttpd notifies before it closes the
 /// descriptor, so a descriptor number reused by a newer connection is never touched.
 ///
-/// Thread safety (why `@unchecked Sendable` is sound): every stored property but `limit` is read
-/// and written only while holding `condition`.
+/// Thread safety (why `@unchecked Sendable` is sound): every stored property but `limit`, and
+/// every entry's deadline, is read and written only while holding `condition`.
 final class HeaderDeadlines: @unchecked Sendable {
-    private struct Entry {
-        var socket: Int32
+    /// One connection's socket and deadline (an object, so that a request's two updates are a
+    /// lookup and a store each, not a dictionary rewrite).
+    private final class Entry {
+        let socket: Int32
         /// nil while a request's headers are in (its handler runs or its answer is being sent),
         /// and after the socket was shut down.
         var deadline: ContinuousClock.Instant?
+
+        init(socket: Int32, deadline: ContinuousClock.Instant?) {
+            self.socket = socket
+            self.deadline = deadline
+        }
     }
 
     private let limit: Duration
     private let condition = NSCondition()
     private var entries: [UInt: Entry] = [:]
-    private var waitingWithoutDeadline = false
     private var stopped = false
     private var expiredCount = 0
 
@@ -52,21 +58,25 @@ final class HeaderDeadlines: @unchecked Sendable {
     func opened(_ connection: OpaquePointer) {
         let socket = liveline_MHD_connection_socket(connection)
         guard socket >= 0 else { return }
-        set(connection) { entries in entries[UInt(bitPattern: connection)] = Entry(socket: socket, deadline: .now + limit) }
+        let entry = Entry(socket: socket, deadline: .now + limit)
+        condition.lock()
+        entries[UInt(bitPattern: connection)] = entry
+        condition.unlock()
     }
 
     /// A request's line and headers are complete: no deadline while it is handled and answered.
     func headersComplete(_ connection: OpaquePointer) {
         condition.lock()
-        entries[UInt(bitPattern: connection)]?.deadline = nil
+        if let entry = entries[UInt(bitPattern: connection)] { entry.deadline = nil }
         condition.unlock()
     }
 
     /// A request finished: the next request on the connection has `limit` to arrive.
     func requestFinished(_ connection: OpaquePointer) {
-        set(connection) { entries in
-            if entries[UInt(bitPattern: connection)] != nil { entries[UInt(bitPattern: connection)]!.deadline = .now + limit }
-        }
+        let deadline = ContinuousClock.now + limit
+        condition.lock()
+        if let entry = entries[UInt(bitPattern: connection)] { entry.deadline = deadline }
+        condition.unlock()
     }
 
     /// libmicrohttpd closes `connection` (its thread, before closing the socket).
@@ -85,40 +95,29 @@ final class HeaderDeadlines: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func set(_ connection: OpaquePointer, _ change: (inout [UInt: Entry]) -> Void) {
-        condition.lock()
-        change(&entries)
-        // Deadlines are set `limit` from now, so a new one is never earlier than those the thread
-        // already sleeps for: it only needs waking when it sleeps without any.
-        if waitingWithoutDeadline { condition.signal() }
-        condition.unlock()
-    }
-
+    /// Shuts down the sockets past their deadline. No request wakes this thread: every deadline
+    /// is set `limit` from the moment it is set, so one set while the thread sleeps is never
+    /// earlier than the earliest it sleeps for, nor than `limit` after it went to sleep, and it
+    /// never sleeps longer than either.
     private func run() {
         condition.lock()
         defer { condition.unlock() }
         while !stopped {
             let now = ContinuousClock.now
             var earliest: ContinuousClock.Instant?
-            for (key, entry) in entries {
+            for entry in entries.values {
                 guard let deadline = entry.deadline else { continue }
                 if deadline <= now {
                     shutdown(entry.socket, Int32(SHUT_RDWR))
-                    entries[key]?.deadline = nil
+                    entry.deadline = nil
                     expiredCount += 1
                 } else if earliest.map({ deadline < $0 }) ?? true {
                     earliest = deadline
                 }
             }
-            if let earliest {
-                let (seconds, attoseconds) = (earliest - now).components
-                let interval = Double(seconds) + Double(attoseconds) / 1e18
-                _ = condition.wait(until: Date(timeIntervalSinceNow: interval + 0.001))
-            } else {
-                waitingWithoutDeadline = true
-                condition.wait()
-                waitingWithoutDeadline = false
-            }
+            let (seconds, attoseconds) = ((earliest ?? now + limit) - now).components
+            let interval = Double(seconds) + Double(attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: interval + 0.001))
         }
     }
 }

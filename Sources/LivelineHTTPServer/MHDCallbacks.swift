@@ -104,12 +104,14 @@ enum MHDCallbacks {
         var value: UInt
         var valueLength: Int
 
-        var name: [UInt8] { Self.bytes(key, keyLength) }
-        var valueBytes: [UInt8] { Self.bytes(value, valueLength) }
+        /// The name's and the value's bytes where libmicrohttpd keeps them (no copy: valid while
+        /// it holds the request head).
+        var nameBuffer: UnsafeRawBufferPointer { Self.buffer(key, keyLength) }
+        var valueBuffer: UnsafeRawBufferPointer { Self.buffer(value, valueLength) }
 
-        private static func bytes(_ address: UInt, _ count: Int) -> [UInt8] {
-            guard let start = UnsafeRawPointer(bitPattern: address), count > 0 else { return [] }
-            return Array(UnsafeRawBufferPointer(start: start, count: count))
+        private static func buffer(_ address: UInt, _ count: Int) -> UnsafeRawBufferPointer {
+            guard let start = UnsafeRawPointer(bitPattern: address), count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            return UnsafeRawBufferPointer(start: start, count: count)
         }
     }
 

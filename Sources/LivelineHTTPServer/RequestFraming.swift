@@ -7,7 +7,7 @@
 /// libmicrohttpd 0.9.75 (Debian 12) checks none of these itself except a `Content-Length` that is
 /// not a number (its `MHD_OPTION_STRICT_FOR_CLIENT` refuses a missing `Host` at 1 and whitespace
 /// before a colon at -1, never both, and its NUL and bare-LF checks came in 0.9.77).
-struct RequestFraming: Sendable {
+struct RequestFraming {
     /// The request target exactly as it came: path, then `?` and the query if any.
     var rawTarget: [UInt8]
     /// `HTTP/1.1`, `HTTP/1.0`.
@@ -16,8 +16,9 @@ struct RequestFraming: Sendable {
     /// byte cut a line short, a line ended in a bare LF, a header line was folded, or the request
     /// line had more than one space between its parts.
     var layoutIntact: Bool
-    /// The header fields in order, names and values as bytes.
-    var headers: [(name: [UInt8], value: [UInt8])]
+    /// The header fields in order: where each name and value is, and their lengths (valid while
+    /// libmicrohttpd holds the head: during the access handler's first call).
+    var headers: [MHDCallbacks.RawField]
 
     /// Why the head is refused (a sentence for the 400's message), or nil when it is sound.
     func refusal() -> String? {
@@ -28,7 +29,8 @@ struct RequestFraming: Sendable {
         var contentLengths = 0
         var transferEncodings: [[UInt8]] = []
         var hosts = 0
-        for (name, value) in headers {
+        for field in headers {
+            let name = field.nameBuffer, value = field.valueBuffer
             if name.isEmpty { return "a header line has no name before its colon" }
             if name.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
                 return "a header name is followed by whitespace before its colon"
@@ -41,7 +43,7 @@ struct RequestFraming: Sendable {
                     return "Content-Length must be one decimal number"
                 }
             } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
-                transferEncodings.append(value)
+                transferEncodings.append(Array(value))
             } else if Self.equalsIgnoringCase(name, "host") {
                 hosts += 1
             }
@@ -62,15 +64,22 @@ struct RequestFraming: Sendable {
     /// The path part of `rawTarget` with percent-escapes decoded, as the handler sees it; nil when
     /// `targetProblem` would refuse it.
     static func decodedPath(_ rawTarget: [UInt8]) -> String? {
-        guard targetProblem(rawTarget) == nil else { return nil }
         let rawPath = rawTarget.prefix { $0 != UInt8(ascii: "?") }
+        if isPlain(rawTarget) { return String(decoding: rawPath, as: UTF8.self) }
+        guard targetProblem(rawTarget) == nil else { return nil }
         return String(validating: percentDecoded(rawPath) ?? [], as: UTF8.self)
+    }
+
+    /// Printable ASCII without `%` (most targets): nothing to refuse and nothing to decode.
+    static func isPlain(_ rawTarget: [UInt8]) -> Bool {
+        rawTarget.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }
     }
 
     /// What is wrong with a request target: raw control characters or spaces, a malformed or
     /// forbidden percent-escape in the path (`%00` and the other controls, `%2F`), or a path that
     /// is not UTF-8 once decoded.
     static func targetProblem(_ rawTarget: [UInt8]) -> String? {
+        if isPlain(rawTarget) { return nil }
         if rawTarget.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the request target contains a space or a control character"
         }
@@ -123,8 +132,11 @@ struct RequestFraming: Sendable {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
+             UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
         default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            return false
         }
     }
 
@@ -133,7 +145,8 @@ struct RequestFraming: Sendable {
         (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
     }
 
-    static func equalsIgnoringCase(_ bytes: [UInt8], _ lowercase: String) -> Bool {
-        bytes.count == lowercase.utf8.count && zip(bytes, lowercase.utf8).allSatisfy { asciiLower($0) == $1 }
+    static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        bytes.count == lowercase.utf8CodeUnitCount
+            && zip(bytes, UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)).allSatisfy { asciiLower($0) == $1 }
     }
 }

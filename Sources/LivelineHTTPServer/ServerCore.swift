@@ -149,6 +149,7 @@ final class ServerCore: Sendable {
     private static func framing(_ request: RequestState, connection: OpaquePointer, url: UnsafePointer<CChar>?,
                                 method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> RequestFraming {
         var fields: [MHDCallbacks.RawField] = []
+        fields.reserveCapacity(16)
         withUnsafeMutablePointer(to: &fields) {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, MHDCallbacks.collectRaw, $0)
         }
@@ -170,7 +171,7 @@ final class ServerCore: Sendable {
         return RequestFraming(rawTarget: request.rawTarget,
                               version: version.map { String(cString: $0) } ?? "",
                               layoutIntact: intact,
-                              headers: fields.map { (name: $0.name, value: $0.valueBytes) })
+                              headers: fields)
     }
 
     /// The body is complete: runs the handler in a task. The task starts on this thread and

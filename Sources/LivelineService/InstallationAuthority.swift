@@ -9,10 +9,24 @@ import Synchronization
 /// The installation id is the device id every device-scoped route acts on.
 final class InstallationAuthority: Sendable {
     static let secretPrefix = "ll_inst_"
-    /// Installations already looked up, by secret hash, with when: an entry is trusted for
-    /// `cacheLifetime` (installations are not revoked one by one today; a restart forgets them all).
-    private let known = Mutex([String: (record: InstallationRecord, at: ContinuousClock.Instant)]())
-    private static let cacheLifetime: Duration = .seconds(60)
+
+    /// Installations already looked up, by the hash of their secret, with when. An entry is
+    /// trusted for `cacheLifetime` at most; an installation whose secret changes (a claim gives
+    /// an existing id a new secret) is forgotten at once on this instance (`forget`) and, on
+    /// PostgreSQL, on the others when `liveline_keys` tells them (`invalidate`). `generation`
+    /// moves on every forgetting, so a lookup that read the store before it cannot cache what it read.
+    private struct Cache {
+        var entries: [CredentialDigest: (record: InstallationRecord, at: ContinuousClock.Instant)] = [:]
+        var generation = 0
+    }
+    private let cache = Mutex(Cache())
+    let cacheLifetime: Duration
+    private let capacity: Int
+
+    init(cacheLifetime: Duration = .seconds(60), capacity: Int = 50_000) {
+        self.cacheLifetime = cacheLifetime
+        self.capacity = capacity
+    }
 
     /// A new installation of `bundleID`: the secret to show once, and the record to store.
     static func make(bundleID: String, now: Date) -> (secret: String, record: InstallationRecord) {
@@ -22,28 +36,67 @@ final class InstallationAuthority: Sendable {
     }
 
     /// Whether an `Authorization` value carries an installation credential (by its prefix; the
-    /// value itself is never logged or repeated).
+    /// value itself is never logged or repeated). Byte-wise: this runs on every request.
     static func isInstallationCredential(_ header: String?) -> Bool {
-        guard let header else { return false }
-        let value = header.drop { $0 != " " && $0 != "\t" }.drop { $0 == " " || $0 == "\t" }
-        return value.hasPrefix(secretPrefix)
+        guard var header else { return false }
+        return header.withUTF8 { bytes in
+            func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+            var i = 0
+            while i < bytes.count, !blank(bytes[i]) { i += 1 }
+            while i < bytes.count, blank(bytes[i]) { i += 1 }
+            let prefix: StaticString = "ll_inst_"
+            guard bytes.count - i >= prefix.utf8CodeUnitCount else { return false }
+            for k in 0..<prefix.utf8CodeUnitCount where bytes[i + k] != prefix.utf8Start[k] { return false }
+            return true
+        }
     }
 
-    /// The installation for an `Authorization: Bearer ll_inst_…` value, or a 401 that never repeats it.
-    func authenticate(_ header: String?, store: any Store) throws -> InstallationRecord {
-        let presented = try KeyAuthority.presentedHash(header)
+    /// The installation for an `Authorization: Bearer ll_inst_…` value, or a 401 that never
+    /// repeats it. A credential not in the cache is read in a group-committed transaction, so
+    /// the HTTP thread serves other requests meanwhile.
+    func authenticate(_ header: String?, store: any Store) async throws -> InstallationRecord {
+        let presented = try KeyAuthority.presentedDigest(header)
         let now = ContinuousClock.now
-        if let hit = known.withLock({ $0[presented] }), now - hit.at < Self.cacheLifetime { return hit.record }
-        let record = try store.write { tx in try tx.installation(secretHash: presented) }
-        guard let record, Digest.constantTimeEqual(Array(record.secretHash.utf8), Array(presented.utf8)) else {
+        let (hit, generation) = cache.withLock { cache -> (InstallationRecord?, Int) in
+            guard let entry = cache.entries[presented] else { return (nil, cache.generation) }
+            if now - entry.at < cacheLifetime { return (entry.record, cache.generation) }
+            cache.entries[presented] = nil
+            return (nil, cache.generation)
+        }
+        if let hit { return hit }
+        let hash = presented.hex
+        let record = try await store.writeAsync { tx in try tx.installation(secretHash: hash) }
+        guard let record, Digest.constantTimeEqual(Array(record.secretHash.utf8), Array(hash.utf8)) else {
             throw APIError(401, "unauthorized", "unknown installation credential: create a new installation with POST /v1/installations")
         }
-        known.withLock { cache in
-            if cache.count >= 50_000 { cache.removeAll(keepingCapacity: true) }
-            cache[presented] = (record, now)
+        cache.withLock { cache in
+            guard cache.generation == generation else { return }
+            if cache.entries.count >= capacity { cache.entries.removeAll(keepingCapacity: true) }
+            cache.entries[presented] = (record, now)
         }
         return record
     }
+
+    /// Forgets `installationID` (its secret changed or it went away): its old credential is
+    /// looked up again, and refused, on its next request.
+    func forget(_ installationID: String) {
+        cache.withLock { cache in
+            cache.generation += 1
+            let stale = cache.entries.compactMap { $0.value.record.installationID == installationID ? $0.key : nil }
+            for key in stale { cache.entries[key] = nil }
+        }
+    }
+
+    /// Forgets every installation (another instance changed one: PostgreSQL's `liveline_keys`).
+    func invalidate() {
+        cache.withLock { cache in
+            cache.generation += 1
+            cache.entries.removeAll()
+        }
+    }
+
+    /// Installations cached now (for tests).
+    var cachedCount: Int { cache.withLock { $0.entries.count } }
 }
 
 /// Short-lived tokens an app's backend signs with the app's secret (HS256 JWTs): user tokens bind a
@@ -89,17 +142,22 @@ enum BackendToken {
 /// The caller's address for per-address limits: the peer's address without its port, or the last
 /// `X-Forwarded-For` entry when the peer is a configured trusted proxy.
 enum ClientAddress {
-    static func of(_ remote: String, forwardedFor: String?, trustedProxies: [String]) -> String {
+    static func of(_ remote: String, forwardedFor: @autoclosure () -> String?, trustedProxies: [String]) -> String {
         let host = strip(remote)
-        guard !trustedProxies.isEmpty, trustedProxies.contains(host), let forwarded = forwardedFor else { return host }
+        guard !trustedProxies.isEmpty, trustedProxies.contains(host), let forwarded = forwardedFor() else { return host }
         let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return last.isEmpty || last.utf8.count > 64 ? host : last
     }
 
-    /// `127.0.0.1:5432` → `127.0.0.1`; `[::1]:5432` → `::1`.
+    /// `127.0.0.1:5432` → `127.0.0.1`; `[::1]:5432` → `::1`. Byte-wise: this runs on every request.
     static func strip(_ remote: String) -> String {
-        if remote.hasPrefix("["), let close = remote.firstIndex(of: "]") { return String(remote[remote.index(after: remote.startIndex)..<close]) }
-        if let colon = remote.lastIndex(of: ":"), remote.firstIndex(of: ":") == colon { return String(remote[..<colon]) }
+        let utf8 = remote.utf8
+        if utf8.first == UInt8(ascii: "["), let close = utf8.firstIndex(of: UInt8(ascii: "]")) {
+            return String(remote[utf8.index(after: utf8.startIndex)..<close])
+        }
+        if let colon = utf8.lastIndex(of: UInt8(ascii: ":")), utf8.firstIndex(of: UInt8(ascii: ":")) == colon {
+            return String(remote[..<colon])
+        }
         return remote
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 public final class KeyAuthority: Sendable {
     private let buckets: RateBuckets
     /// Keys already looked up, by hash, with when they were read.
-    private let known = Mutex([String: (record: APIKeyRecord, at: ContinuousClock.Instant)]())
+    private let known = Mutex([CredentialDigest: (record: APIKeyRecord, at: ContinuousClock.Instant)]())
     let rate: Double
     let burst: Double
     let cacheTTL: Duration
@@ -40,7 +40,7 @@ public final class KeyAuthority: Sendable {
     /// The key record for an `Authorization: Bearer …` value, or an error that never repeats the value.
     /// Unknown, revoked and expired keys get the same answer.
     func authenticate(_ header: String?, store: any Store, now: Date = Date()) throws -> APIKeyRecord {
-        let presented = try Self.presentedHash(header)
+        let presented = try Self.presentedDigest(header)
         let clock = ContinuousClock.now
         var record = known.withLock { cache -> APIKeyRecord? in
             guard let entry = cache[presented] else { return nil }
@@ -49,8 +49,9 @@ public final class KeyAuthority: Sendable {
             return nil
         }
         if record == nil {
-            let read = try store.write { tx in try tx.key(hash: presented) }
-            guard let read, Digest.constantTimeEqual(Array(read.hash.utf8), Array(presented.utf8)) else {
+            let hash = presented.hex
+            let read = try store.write { tx in try tx.key(hash: hash) }
+            guard let read, Digest.constantTimeEqual(Array(read.hash.utf8), Array(hash.utf8)) else {
                 throw APIError(401, "unauthorized", "unknown, revoked or expired API key")
             }
             known.withLock { if $0.count < 10_000 { $0[presented] = (read, clock) } }
@@ -61,25 +62,64 @@ public final class KeyAuthority: Sendable {
     }
 
     /// The SHA-256 of the key in an `Authorization: Bearer …` value (the scheme in any case,
-    /// spaces or tabs around the key ignored). Byte-wise: this runs on every request.
-    static func presentedHash(_ header: String?) throws(APIError) -> String {
-        guard let header, !header.isEmpty else {
+    /// spaces or tabs around the key ignored), as lower-case hex.
+    static func presentedHash(_ header: String?) throws(APIError) -> String { try presentedDigest(header).hex }
+
+    /// `presentedHash` as the caches key it. Byte-wise, over the header's own storage: this runs
+    /// on every request.
+    static func presentedDigest(_ header: String?) throws(APIError) -> CredentialDigest {
+        guard var header, !header.isEmpty else {
             throw APIError(401, "unauthorized", "missing 'Authorization: Bearer <key>' header")
         }
-        let bytes = Array(header.utf8)
-        let scheme = Array("bearer".utf8)
-        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
-        var start = scheme.count, end = bytes.count
-        let schemeMatches = bytes.count > scheme.count && blank(bytes[scheme.count])
-            && zip(bytes, scheme).allSatisfy { ($0 | 0x20) == $1 }
-        while start < end, blank(bytes[start]) { start += 1 }
-        while end > start, blank(bytes[end - 1]) { end -= 1 }
-        guard schemeMatches, start < end else {
-            throw APIError(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
+        let digest = header.withUTF8 { bytes -> CredentialDigest? in
+            func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+            let scheme: StaticString = "bearer"
+            let schemeCount = scheme.utf8CodeUnitCount
+            guard bytes.count > schemeCount, blank(bytes[schemeCount]) else { return nil }
+            for i in 0..<schemeCount where bytes[i] | 0x20 != scheme.utf8Start[i] { return nil }
+            var start = schemeCount, end = bytes.count
+            while start < end, blank(bytes[start]) { start += 1 }
+            while end > start, blank(bytes[end - 1]) { end -= 1 }
+            guard start < end else { return nil }
+            return CredentialDigest(Digest.sha256(UnsafeBufferPointer(rebasing: bytes[start..<end])))
         }
-        return Digest.hex(Digest.sha256(bytes[start..<end]))
+        guard let digest else { throw APIError(401, "unauthorized", "the Authorization header must be 'Bearer <key>'") }
+        return digest
     }
 
     /// Takes one request from the key's bucket; `nil` when allowed, else seconds until one is free.
     func admit(_ keyID: String) -> Double? { buckets.admit(keyID) }
+}
+
+/// The SHA-256 of a presented credential as four words: what the key and installation caches are
+/// keyed by (hashed and compared as 32 bytes, where its hex text is a 64-character string).
+struct CredentialDigest: Hashable, Sendable {
+    private let words: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ sha256: [UInt8]) {
+        precondition(sha256.count == 32, "a SHA-256 digest has 32 bytes")
+        words = sha256.withUnsafeBytes { raw in
+            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+    }
+
+    /// The digest's bytes in order.
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: words) { Array($0) }
+    }
+
+    /// Lower-case hex, as the store keeps credential hashes.
+    var hex: String { Digest.hex(bytes) }
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
 }

@@ -63,7 +63,7 @@ extension Service {
     /// content state (the widget shows nothing new). Owner-only, like receipts: an installation
     /// reports only on an activity it holds and only for itself.
     func postDecodeFailure(_ c: RequestContext) throws -> Answer {
-        let activityID = c.param("activityID")
+        let requested = c.param("activityID")
         var body = try JSONBody(c.request.body)
         let given = try body.string("deviceID", maxLength: 200)
         let error = try body.requiredString("error", maxLength: 1000)
@@ -76,6 +76,7 @@ extension Service {
             throw APIError.invalid("error", "must be text without control characters")
         }
         return try commit(c) { [self] tx in
+            let activityID = try resolveActivityID(requested, installation: c.installation, tx)
             if let installation = c.installation {
                 guard try holds(activityID, installation: installation, tx: tx) else { throw Self.unknownActivity(activityID) }
             } else {

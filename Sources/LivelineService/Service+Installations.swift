@@ -25,6 +25,8 @@ extension Service {
         // An app key is bound to its app: it makes installations of that app only.
         try c.requireApp(bundleID)
         let made = InstallationAuthority.make(bundleID: bundleID, now: c.now)
+        // A claim gives an id a new secret: the old one is refused from this answer on.
+        defer { if let claimDevice { installations.forget(claimDevice) } }
         return try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
             var record = made.record

@@ -5,7 +5,7 @@ import LivelineStore
 /// What devices report back: taps in the Live Activity and content they displayed.
 extension Service {
     func postInteraction(_ c: RequestContext) throws -> Answer {
-        let activityID = c.param("activityID")
+        let given = c.param("activityID")
         guard let idem = c.request.header("idempotency-key"), !idem.isEmpty else {
             throw APIError(400, "missing-idempotency-key", "an interaction needs an Idempotency-Key header, so a retried tap is delivered once")
         }
@@ -25,6 +25,7 @@ extension Service {
         // An installation's keys are its own: the same key from another installation is another tap.
         let storedKey = c.installation.map { "\($0.installationID)/\(idem)" } ?? idem
         let answer = try commit(c) { [self] tx in
+            let activityID = try resolveActivityID(given, installation: c.installation, tx)
             if let installation = c.installation {
                 guard try holds(activityID, installation: installation, tx: tx) else { throw Self.unknownActivity(activityID) }
                 let recent = try tx.interactionCount(deviceID: installation.installationID, since: c.now.addingTimeInterval(-3600))
@@ -85,13 +86,14 @@ extension Service {
     }
 
     func postReceipt(_ c: RequestContext) throws -> Answer {
-        let activityID = c.param("activityID")
+        let requested = c.param("activityID")
         var body = try JSONBody(c.request.body)
         let given = try body.string("deviceID", maxLength: 200)
         let at = try body.date("displayedAt") ?? c.now
         try body.finish()
         guard let deviceID = try bodyDevice(c, given) else { throw APIError.invalid("deviceID", "is required") }
-        return try commit(c) { tx in
+        return try commit(c) { [self] tx in
+            let activityID = try resolveActivityID(requested, installation: c.installation, tx)
             // One answer for an unknown activity, another's activity and nothing sent yet: the
             // route does not tell which activity ids exist.
             let nothing = APIError.notFound("no sent push of activity \(activityID) to device \(deviceID) to mark displayed")

@@ -85,19 +85,21 @@ extension Service {
         return .object(o)
     }
 
-    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?, grant: String?, environment: String?) {
+    private func tokenBody(_ c: RequestContext) throws -> (token: String, attributesType: String?, grant: String?, environment: String?, deviceActivityID: String?) {
         var body = try JSONBody(c.request.body)
         let token = try body.requiredString("token", maxLength: 400)
         let type = try body.string("attributesType", maxLength: 200)
         let grant = try body.string("grant", maxLength: 4096)
         let environment = try TokenHygiene.environmentField(try body.string("environment", maxLength: 40))
+        let deviceActivityID = try body.string("deviceActivityID", maxLength: 100)
         try body.finish()
         try Self.checkToken(token)
-        return (token.lowercased(), type, grant, environment)
+        return (token.lowercased(), type, grant, environment, deviceActivityID)
     }
 
     func putPushToStartToken(_ c: RequestContext) async throws -> Answer {
-        let (token, extra, grant, environment) = try tokenBody(c)
+        let (token, extra, grant, environment, deviceActivityID) = try tokenBody(c)
+        if deviceActivityID != nil { throw APIError(400, "unknown-field", "deviceActivityID: unknown field (it names an activity's update token)", field: "deviceActivityID") }
         if extra != nil { throw APIError(400, "unknown-field", "attributesType: unknown field (the path names the type)", field: "attributesType") }
         if grant != nil { throw APIError(400, "unknown-field", "grant: unknown field (grants are for update tokens)", field: "grant") }
         let deviceID = try ownDevice(c, c.param("deviceID")), type = c.param("attributesType")
@@ -116,10 +118,11 @@ extension Service {
     }
 
     func putActivityToken(_ c: RequestContext) async throws -> Answer {
-        let (token, type, grant, environment) = try tokenBody(c)
-        let activityID = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
+        let (token, type, grant, environment, deviceActivityID) = try tokenBody(c)
+        let given = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
         let answer = try await commitAsync(c) { [self] tx in
             guard let device = try tx.device(deviceID) else { throw APIError(404, "unknown-device", "device \(deviceID) is not registered: PUT /v1/devices/\(deviceID) first") }
+            let activityID = try resolveActivityID(given, installation: c.installation, tx)
             let existing = try tx.activity(activityID)
             // Read once: whether the device holds a token decides both who may rotate it and the answer.
             let previous = try tx.activityToken(activityID: activityID, deviceID: deviceID)
@@ -138,6 +141,7 @@ extension Service {
                 // The app started this activity itself: the service learns of it from its token.
                 try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: device.bundleID, attributesType: type ?? "", channelID: nil, startedAt: c.now))
             }
+            if let deviceActivityID { try attachDeviceActivityID(deviceActivityID, to: activityID, bundleID: device.bundleID, deviceID: deviceID, tx, now: c.now) }
             let record = TokenRecord(scope: activityID, deviceID: deviceID, token: token, registeredAt: c.now, environment: environment)
             try tx.setActivityToken(record)
             return Answer(previous == nil ? 201 : 200, ["activityID": .string(activityID), "deviceID": .string(deviceID), "token": .string(Self.prefix(token)),
@@ -148,8 +152,9 @@ extension Service {
     }
 
     func deleteActivityToken(_ c: RequestContext) async throws -> Answer {
-        let activityID = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
-        return try await commitAsync(c) { tx in
+        let given = c.param("activityID"), deviceID = try ownDevice(c, c.param("deviceID"))
+        return try await commitAsync(c) { [self] tx in
+            let activityID = try resolveActivityID(given, installation: c.installation, tx)
             guard try tx.deleteActivityToken(activityID: activityID, deviceID: deviceID) else {
                 throw APIError.notFound("no update token of device \(deviceID) for activity \(activityID)")
             }

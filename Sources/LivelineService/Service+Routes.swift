@@ -7,7 +7,7 @@ extension Service {
     static var table: [Route] {
         let environment: JSONValue = ["type": "string", "enum": ["sandbox", "production"]]  // a token's APNs environment (TokenHygiene)
         let token = Schema.object([("token", Schema.hexToken), ("environment", environment)], required: ["token"])
-        let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string), ("grant", Schema.string), ("environment", environment)], required: ["token"])
+        let activityToken = Schema.object([("token", Schema.hexToken), ("attributesType", Schema.string), ("grant", Schema.string), ("environment", environment), ("deviceActivityID", Schema.string)], required: ["token"])
         let content: [(String, JSONValue)] = [
             ("contentState", Schema.anyObject), ("ui", Schema.anyObject), ("alert", Schema.alert), ("staleDate", Schema.dateTime),
             ("relevanceScore", Schema.number),

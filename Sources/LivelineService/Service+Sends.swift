@@ -46,11 +46,6 @@ extension Service {
     /// A Voltra start whose `name` is not the activity id: VoltraAttributes keeps only `name` and
     /// `deepLinkUrl` on the device, and Voltra's app reports tokens and taps under the name, so
     /// updates to the activity id would reach no phone.
-    private func refuseVoltraNameMismatch(_ type: String, _ attributes: JSONObject, activityID: String) throws {
-        guard type == VoltraAttributes.attributesType, let name = attributes["name"]?.stringValue, name != activityID else { return }
-        throw APIError.invalid("attributes.name", "is \"\(name.prefix(200))\" but the activity id is \(activityID): Voltra's app reports tokens and taps under the name, so updates to \(activityID) would reach no phone; start it as /v1/activities/\(name.prefix(200))/start (or leave name out)")
-    }
-
     /// `uiJsonData` of a VoltraAttributes content state, decoded as Voltra's extension decodes it:
     /// what it cannot decode, it drops (the update never shows).
     private func refuseWhatTheDeviceDrops(_ state: JSONObject, type: String) throws {
@@ -119,7 +114,7 @@ extension Service {
             throw APIError(422, "unknown-attributes-type", "attributesType \(typeName) is not registered; known: \(schemas.keys.sorted().joined(separator: ", ")) (add a schema file with schemaFiles)", field: "attributesType")
         }
         guard var attrs = attributes else { throw APIError.invalid("attributes", "is required") }
-        try refuseVoltraNameMismatch(typeName, attrs, activityID: activityID)
+        let voltraName = try Self.voltraName(typeName, attrs, activityID: activityID)  // an alias (Service+Aliases.swift)
         if attrs[ActivitySchema.activityIDKey] != nil { throw APIError.invalid("attributes.\(ActivitySchema.activityIDKey)", "is reserved: the service sets it to the activity id") }
         attrs = try ContentEncoder.encode(.object(attrs), as: schema.attributes, path: "attributes").objectValue ?? attrs
         attrs[ActivitySchema.activityIDKey] = .string(activityID)
@@ -151,6 +146,7 @@ extension Service {
             }
             try c.requireApp(bundleID)
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "app \(bundleID) is not registered: POST /v1/apps first") }
+            try refuseAliasedID(activityID, bundleID: bundleID, tx)
             var channel: String?
             if let channelID {
                 guard let ch = try tx.channel(channelID), ch.bundleID == bundleID else {
@@ -196,6 +192,7 @@ extension Service {
                 sendIDs.append(.number(Double(id.id)))
             }
             try tx.upsertActivity(once.record(ActivityRecord(activityID: activityID, bundleID: bundleID, attributesType: typeName, channelID: channel, startedAt: c.now, lastTimestamp: c.now)))
+            if let voltraName { try recordVoltraName(voltraName, activityID: activityID, bundleID: bundleID, tx, now: c.now) }
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": "start", "sendIDs": .array(sendIDs), "queued": .number(Double(targets.count)),
                 "skipped": .array(skipped), "warnings": .array(Self.unique(warnings).map(APIError.json)),
@@ -361,7 +358,7 @@ extension Service {
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
         if let activity = try tx.activity(activityID) { try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known") }
         guard let overview = try Self.overview(activityID, limit: limit, tx, rules: StatusRules(configuration), now: Date()) else { throw APIError.notFound("activity \(activityID) is not known") }
-        return Answer(200, overview)
+        return Answer(200, try Self.withAliases(overview, activityID: activityID, tx))
     }
 
     static func json(_ r: DeliveryRecord) -> JSONValue {

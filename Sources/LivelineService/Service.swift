@@ -156,7 +156,7 @@ public final class Service: Sendable {
             }
             do {
                 if InstallationAuthority.isInstallationCredential(header) {
-                    installation = try installations.authenticate(header, store: store)
+                    installation = try await installations.authenticate(header, store: store)
                 } else {
                     key = try keys.authenticate(header, store: store)
                 }

@@ -36,8 +36,8 @@ public final class ServiceServer: Sendable {
             let adminKey = try service.bootstrapAdminKey { key in
                 if let file = configuration.adminKeyFile { try writeSecretFile(file, key + "\n") }
             }
-            if store.isShared, !store.observeKeyChanges({ service.keys.invalidate() }) {
-                log("keys: cannot LISTEN for other instances' revocations; a revoked key may work here for up to \(configuration.keyCacheTTL)")
+            if store.isShared, !store.observeKeyChanges({ service.keys.invalidate(); service.installations.invalidate() }) {
+                log("keys: cannot LISTEN for other instances' revocations; a revoked key may work here for up to \(configuration.keyCacheTTL), a replaced installation secret for up to \(service.installations.cacheLifetime)")
             }
             var http = HTTPServerConfiguration()
             http.host = configuration.host

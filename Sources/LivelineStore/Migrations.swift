@@ -248,6 +248,17 @@ enum Migrations {
                 retired_at REAL,
                 PRIMARY KEY (attributes_type, version));
             """),
+        // Other names of an activity, per app: a Voltra `name` given at start (device_id NULL) or an
+        // installation's own ActivityKit activity id (device_id is that installation).
+        SQLiteMigration("12-activity-aliases", """
+            CREATE TABLE activity_aliases (
+                bundle_id TEXT NOT NULL,
+                alias TEXT NOT NULL,
+                activity_id TEXT NOT NULL,
+                device_id TEXT,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (bundle_id, alias));
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -446,6 +457,15 @@ enum Migrations {
                 created_at DOUBLE PRECISION NOT NULL,
                 retired_at DOUBLE PRECISION,
                 PRIMARY KEY (attributes_type, version));
+            """),
+        PostgresMigration("12-activity-aliases", """
+            CREATE TABLE activity_aliases (
+                bundle_id TEXT NOT NULL,
+                alias TEXT NOT NULL,
+                activity_id TEXT NOT NULL,
+                device_id TEXT,
+                created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (bundle_id, alias));
             """),
     ]
 }

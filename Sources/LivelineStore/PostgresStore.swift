@@ -560,7 +560,11 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     // MARK: Trust: installations, user binding, activity holders (the trust branch's block)
 
+    /// A replaced installation (a claim gave it a new secret) notifies `liveline_keys` (delivered
+    /// at commit) so other instances drop their cached installations.
     func insertInstallation(_ installation: InstallationRecord) throws {
+        let replaces = try db.queryOne("SELECT 1 FROM installations WHERE installation_id = $1", [.text(installation.installationID)]) != nil
+        if replaces { try db.run("SELECT pg_notify($1, '')", [.text(PostgresStore.keysChannel)]) }
         try db.run("INSERT INTO installations (installation_id, bundle_id, secret_hash, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (installation_id) DO UPDATE SET bundle_id = excluded.bundle_id, secret_hash = excluded.secret_hash, created_at = excluded.created_at",
                    [.text(installation.installationID), .text(installation.bundleID), .text(installation.secretHash), time(installation.createdAt)])
     }

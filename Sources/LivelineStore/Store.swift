@@ -39,8 +39,9 @@ public protocol Store: Sendable {
     /// `close()`. Returns whether it can; without it, other instances' work waits for the next poll.
     @discardableResult
     func observeSharedWork(_ wake: @escaping @Sendable () -> Void) -> Bool
-    /// Calls `changed` whenever another instance revokes, expires or rotates a key, until
-    /// `close()`. Returns whether it can (PostgreSQL); callers keep a short cache otherwise.
+    /// Calls `changed` whenever another instance revokes, expires or rotates a key or replaces an
+    /// installation's secret, until `close()`. Returns whether it can (PostgreSQL); callers keep a
+    /// short cache otherwise.
     @discardableResult
     func observeKeyChanges(_ changed: @escaping @Sendable () -> Void) -> Bool
 }
@@ -190,7 +191,8 @@ public protocol StoreTransaction {
     func recordWebhook(id: Int64, state: String, attempts: Int, nextAttemptAt: Date, error: String?) throws
 
     // MARK: Trust: installations, user binding, activity holders (the trust branch's block)
-    /// Stores an installation; a claimed device's installation replaces the one it had.
+    /// Stores an installation; a claimed device's installation replaces the one it had (and tells
+    /// other instances, PostgreSQL: `liveline_keys`, as key changes do).
     func insertInstallation(_ installation: InstallationRecord) throws
     func installation(secretHash: String) throws -> InstallationRecord?
     /// Sets the app's HS256 secret for user tokens and activity grants; the one it replaces stays
@@ -263,4 +265,12 @@ public protocol StoreTransaction {
     /// Records a claimed interaction's webhook attempt and ends the lease, only if `claimant` still
     /// holds it (another claimant took it over after the lease lapsed otherwise): returns whether it did.
     func completeWebhook(id: Int64, claimant: String, state: String, nextAttemptAt: Date, error: String?) throws -> Bool
+
+    // MARK: Activity aliases (migration 12-activity-aliases)
+    /// The alias `alias` of app `bundleID`, if one was recorded.
+    func activityAlias(bundleID: String, alias: String) throws -> ActivityAliasRecord?
+    /// Records an alias unless `(bundleID, alias)` is taken (the first one stays): returns whether it did.
+    func insertActivityAlias(_ record: ActivityAliasRecord) throws -> Bool
+    /// Every alias of an activity, by app and alias.
+    func activityAliases(activityID: String) throws -> [ActivityAliasRecord]
 }

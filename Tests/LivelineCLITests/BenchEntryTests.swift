@@ -5,7 +5,7 @@ import Testing
 /// `liveline-bench` on its own, and `liveline bench`, the thin entry point that runs it.
 @Suite("liveline-bench and the liveline bench entry point")
 struct BenchEntryTests {
-    static let benchmarks = ["client", "simulator", "ui", "service", "faults", "scale", "http2"]
+    static let benchmarks = ["client", "client-memory", "far-apns", "small-sends", "simulator", "ui", "service", "faults", "scale", "http2"]
 
     @Test("liveline-bench --help lists every benchmark; each has its own help")
     func help() async throws {
@@ -28,7 +28,7 @@ struct BenchEntryTests {
         (["http2", "--requests", "many"], "'--requests' must be an integer, got 'many'", "liveline-bench http2"),
         (["http2", "--request", "5"], "unknown option '--request' (did you mean '--requests'?)", "liveline-bench http2"),
         (["bogus"], "unknown command 'bogus' for 'liveline-bench'", "liveline-bench"),
-        ([], "missing command (one of: client, simulator, ui, service, faults, scale, http2)", "liveline-bench"),
+        ([], "missing command (one of: client, client-memory, far-apns, small-sends, simulator, ui, service, faults, scale, http2)", "liveline-bench"),
     ])
     func usageErrors(args: [String], message: String, helpPath: String) async throws {
         let result = try await CLI.bench(args)

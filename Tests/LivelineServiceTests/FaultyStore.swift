@@ -158,4 +158,7 @@ private struct FaultyTransaction: StoreTransaction {
     func insertBroadcastCharges(sendID: Int64, channelID: String, kind: BudgetCharge.Kind, note: String?, now: Date) throws { try faults.check("insertBroadcastCharges"); return try inner.insertBroadcastCharges(sendID: sendID, channelID: channelID, kind: kind, note: note, now: now) }
     func channelBudgetUse(channelID: String, now: Date, since: Date, budget: Int, frequentBudget: Int, limit: Int) throws -> ChannelBudgetUse { try faults.check("channelBudgetUse"); return try inner.channelBudgetUse(channelID: channelID, now: now, since: since, budget: budget, frequentBudget: frequentBudget, limit: limit) }
     func budgetEntries(deviceID: String, followsChannels: Bool, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry] { try faults.check("budgetEntries"); return try inner.budgetEntries(deviceID: deviceID, followsChannels: followsChannels, immediateSince: immediateSince, startSince: startSince, limit: limit) }
+    func activityAlias(bundleID: String, alias: String) throws -> ActivityAliasRecord? { try faults.check("activityAlias"); return try inner.activityAlias(bundleID: bundleID, alias: alias) }
+    func insertActivityAlias(_ record: ActivityAliasRecord) throws -> Bool { try faults.check("insertActivityAlias"); return try inner.insertActivityAlias(record) }
+    func activityAliases(activityID: String) throws -> [ActivityAliasRecord] { try faults.check("activityAliases"); return try inner.activityAliases(activityID: activityID) }
 }

@@ -63,7 +63,7 @@ export interface Interaction {
 export type UploadOperation =
   | { kind: 'device'; device: DeviceRegistration & { deviceID: string } }
   | { kind: 'pushToStart'; token: string; attributesType: string; deviceID: string }
-  | { kind: 'activityToken'; token: string; activityID: string; deviceID: string; attributesType: string | null }
+  | { kind: 'activityToken'; token: string; activityID: string; deviceID: string; attributesType: string | null; deviceActivityID?: string }
   | { kind: 'deleteActivityToken'; activityID: string; deviceID: string }
   | { kind: 'interaction'; interaction: Interaction }
   | { kind: 'decodeFailure'; activityID: string; deviceID: string; error: string; failedAt: number };
@@ -88,7 +88,8 @@ export interface LivelineClient {
   configure(changes: { baseURL?: string; appKey?: string }): void;
   registerDevice(device: DeviceRegistration): Promise<void>;
   setPushToStartToken(attributesType: string, token: string | null | undefined): Promise<void>;
-  setActivityToken(activityID: string, token: string | null | undefined, attributesType?: string): Promise<void>;
+  /** `deviceActivityID`: the phone's own ActivityKit `Activity.id` (a UUID), made an alias of `activityID` for this installation. */
+  setActivityToken(activityID: string, token: string | null | undefined, attributesType?: string, options?: { deviceActivityID?: string | null }): Promise<void>;
   deleteActivityToken(activityID: string): Promise<void>;
   reconcile(runningActivityIDs: Iterable<string>): Promise<void>;
   postInteraction(interaction: Interaction): Promise<void>;
@@ -116,6 +117,8 @@ export function backoffDelay(attempts: number, random: number, baseMs?: number, 
 export function tokenEnvironment(value: string | null | undefined): 'sandbox' | 'production' | null;
 /** A push-to-start token the service holds is reported again after this many milliseconds. */
 export const PUSH_TO_START_REPORT_INTERVAL_MS: number;
+/** How long a tap or decode failure answered 404 is kept and retried (its id may resolve once the phone's activity id is reported), then dropped. */
+export const UNRESOLVED_ACTIVITY_RETRY_MS: number;
 
 type Subscription = { remove(): void } | undefined;
 export function wireVoltra(

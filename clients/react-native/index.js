@@ -122,6 +122,20 @@ export function tokenEnvironment(value) {
   throw new TypeError(`apsEnvironment must be 'sandbox' (or 'development') or 'production', got ${JSON.stringify(value)}`);
 }
 
+/**
+ * A tap or decode failure answered 404 may name an id the service resolves later: the phone's own
+ * ActivityKit activity id becomes an alias of the logical id once the token registration that
+ * reports it arrives, and that may still be queued (or not yet issued). Such a report is kept and
+ * retried for this long after it was queued, then dropped as definitive.
+ */
+export const UNRESOLVED_ACTIVITY_RETRY_MS = 24 * 3600 * 1000;
+
+const mayResolveLater = (op, error) => (op.kind === 'interaction' || op.kind === 'decodeFailure')
+  && error instanceof LivelineError && error.status === 404 && error.code === 'not-found';
+
+/** An ActivityKit `Activity.id` (a UUID): what the service takes as `deviceActivityID`. */
+const isActivityKitID = (id) => typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
 export function backoffDelay(attempts, random, baseMs = 1000, maxMs = 300000) {
   const ceiling = Math.min(baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30), maxMs);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
@@ -167,7 +181,7 @@ export function createLivelineClient(options) {
 
   async function enqueue(op) {
     state.sequence += 1;
-    state.pending[keyOf(op)] = { op, sequence: state.sequence, attempts: 0, notBefore: now() };
+    state.pending[keyOf(op)] = { op, sequence: state.sequence, attempts: 0, notBefore: now(), queuedAt: now() };
     await persist();
     log(`liveline: queued ${summary(op)}`);
   }
@@ -177,7 +191,8 @@ export function createLivelineClient(options) {
   async function enqueueToken(op) {
     await load();
     const key = keyOf(op);
-    if (state.confirmed[key]?.token === op.token && !dueForReport(op, state.confirmed[key])) {
+    if (state.confirmed[key]?.token === op.token && (state.confirmed[key].deviceActivityID ?? null) === (op.deviceActivityID ?? null)
+      && !dueForReport(op, state.confirmed[key])) {
       // Sent once: a token the service holds is not sent again (a push-to-start token is
       // reported again after PUSH_TO_START_REPORT_INTERVAL_MS, so the service sees it in use).
       if (state.pending[key]) { delete state.pending[key]; await persist(); }
@@ -284,8 +299,16 @@ export function createLivelineClient(options) {
       case 'activityToken': {
         const body = withEnvironment({ token: op.token });
         if (op.attributesType) body.attributesType = op.attributesType;
+        if (op.deviceActivityID) body.deviceActivityID = op.deviceActivityID;
         const path = (id) => ['v1', 'activities', op.activityID, 'tokens', id];
         try { return await deviceCall('PUT', path, body); } catch (e) {
+          // The phone's activity id is already another activity's (the service refuses the alias,
+          // naming it): the token still goes, under the logical id.
+          if (e instanceof LivelineError && e.status === 409 && (e.code === 'alias-taken' || e.code === 'too-many-aliases') && body.deviceActivityID) {
+            log(`liveline: ${e.message}; registering the token without it`);
+            delete body.deviceActivityID;
+            return deviceCall('PUT', path, body);
+          }
           // Not an activity this installation holds yet: the backend may grant it.
           if (!(e instanceof LivelineError && e.status === 404 && e.code === 'not-found') || !activityGrantProvider) throw e;
           const grant = await activityGrantProvider((await loadInstallation()).installationID, op.activityID);
@@ -318,7 +341,7 @@ export function createLivelineClient(options) {
     const op = entry.op, key = keyOf(op);
     if (op.kind === 'device') state.device = op.device;
     else if (op.kind === 'pushToStart') state.confirmed[key] = { token: op.token, deviceID: op.deviceID, confirmedAt: now() };
-    else if (op.kind === 'activityToken') state.confirmed[key] = { token: op.token, activityID: op.activityID, deviceID: op.deviceID };
+    else if (op.kind === 'activityToken') state.confirmed[key] = { token: op.token, activityID: op.activityID, deviceID: op.deviceID, deviceActivityID: op.deviceActivityID ?? null };
     else if (op.kind === 'deleteActivityToken') delete state.confirmed[key];
     else if (op.kind === 'interaction') {
       state.delivered.push(op.interaction.idempotencyKey);
@@ -336,7 +359,7 @@ export function createLivelineClient(options) {
       const attempts = entry.attempts + 1;
       // The service said how long (429 over the rate limit, 503): not sooner.
       const delay = Math.max(backoffDelay(attempts, random()), error.retryAfterMs ?? 0);
-      state.pending[key] = { ...entry, attempts, notBefore: now() + delay };
+      state.pending[key] = { ...entry, attempts, notBefore: now() + delay, queuedAt: entry.queuedAt ?? now() };
       log(`liveline: ${summary(op)} failed (${error.message}); attempt ${attempts + 1} in ${delay} ms`);
     };
     if (error instanceof LivelineError && error.unknownDevice) {
@@ -347,6 +370,8 @@ export function createLivelineClient(options) {
       }
       retry();
     } else if (!(error instanceof LivelineError) || error.retryable) {
+      retry();
+    } else if (mayResolveLater(op, error) && now() - (entry.queuedAt ?? now()) < UNRESOLVED_ACTIVITY_RETRY_MS) {
       retry();
     } else {
       delete state.pending[key];
@@ -420,9 +445,13 @@ export function createLivelineClient(options) {
       if (!token) return;
       await enqueueToken({ kind: 'pushToStart', token: token.toLowerCase(), attributesType, deviceID });
     },
-    async setActivityToken(activityID, token, attributesType) {
+    /** `deviceActivityID`: the phone's own ActivityKit `Activity.id`, if the app knows it; the service
+     *  makes it an alias of `activityID` for this installation, so taps reported under it arrive. */
+    async setActivityToken(activityID, token, attributesType, { deviceActivityID = null } = {}) {
       if (!token || !activityID) return;
-      await enqueueToken({ kind: 'activityToken', token: token.toLowerCase(), activityID, deviceID, attributesType: attributesType ?? null });
+      const op = { kind: 'activityToken', token: token.toLowerCase(), activityID, deviceID, attributesType: attributesType ?? null };
+      if (deviceActivityID && deviceActivityID !== activityID) op.deviceActivityID = deviceActivityID;
+      await enqueueToken(op);
     },
     /** The activity ended or was dismissed. */
     async deleteActivityToken(activityID) {
@@ -486,7 +515,9 @@ export function wireVoltra(addVoltraListener, client, { activityIDFor = (name) =
     addVoltraListener('activityPushToStartTokenReceived', (e) => client.setPushToStartToken(attributesType, e.pushToStartToken).then(kick)),
     addVoltraListener('activityTokenReceived', (e) => {
       const id = activityIDFor(e.activityName);
-      return id ? client.setActivityToken(id, e.pushToken, attributesType).then(kick) : Promise.resolve();
+      // The phone's own ActivityKit id, when the event carries it: taps reported under it then arrive.
+      const own = [e.activityID, e.activityId, e.source].find(isActivityKitID) ?? null;
+      return id ? client.setActivityToken(id, e.pushToken, attributesType, { deviceActivityID: own }).then(kick) : Promise.resolve();
     }),
     addVoltraListener('stateChange', (e) => {
       const id = activityIDFor(e.activityName);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { backoffDelay, createLivelineClient, memoryStorage, wirePushTokenUpdates, wireVoltra } from '../index.js';
+import { backoffDelay, createLivelineClient, memoryStorage, UNRESOLVED_ACTIVITY_RETRY_MS, wirePushTokenUpdates, wireVoltra } from '../index.js';
 import { bundle, fakeClock, prefix, signGrant, startService, token } from './service.js';
 
 let service;
@@ -166,11 +166,17 @@ test('a content state the app failed to decode is reported for its activity and 
   assert.equal(status.reason.code, 'decode-failed', JSON.stringify(status));
   assert.match(status.reason.message, /invalid String value landed/);
 
-  const stranger = makeClient();
+  // Another installation: 404, kept while the id might still resolve (UNRESOLVED_ACTIVITY_RETRY_MS), then dropped.
+  const strangerClock = fakeClock();
+  const stranger = makeClient({ clock: strangerClock });
   await stranger.registerDevice({ bundleID: bundle, iosVersion: '18.2' });
   await stranger.postDecodeFailure('flight-dec', 'keyNotFound(gate)');
   const refused = await stranger.drain();
   assert.equal(refused.sent.filter((s) => s.startsWith('decode failure')).length, 0);
-  assert.equal(refused.dropped.length, 1, JSON.stringify(refused));
+  assert.deepEqual([refused.dropped.length, refused.remaining], [0, 1], JSON.stringify(refused));
+  strangerClock.advance(UNRESOLVED_ACTIVITY_RETRY_MS);
+  const dropped = await stranger.drain({ withinMs: 600_000 });
+  assert.equal(dropped.sent.filter((s) => s.startsWith('decode failure')).length, 0);
+  assert.equal(dropped.dropped.length, 1, JSON.stringify(dropped));
   await assert.rejects(client.postDecodeFailure('flight-dec', '  '), /decoder's message/);
 });
