@@ -103,15 +103,21 @@ extension Service {
     }
 
     /// The app, its client and a channel to reuse, when the start should have an on-demand channel:
-    /// an iOS 18 phone in the audience (its token in the app's default environment, where broadcasts
-    /// go) and the activity not running. `nil`: the start goes as asked
+    /// the running activity's channel, or for a new run an iOS 18 phone in the audience (its token in
+    /// the app's default environment, where broadcasts go). `nil`: the start goes as asked
     /// (and `start` refuses what is wrong with it). Throws `channel-limit` before APNs would.
     private func onDemandTarget(_ c: RequestContext, _ object: JSONObject) throws -> (app: AppRecord, client: APNSClient, reused: ChannelRecord?)? {
         let activityID = c.param("activityID")
         let deviceIDs = object["audience"]?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let userIDs = object["audience"]?["userIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let found = try store.write { tx -> (AppRecord, ChannelRecord?)? in
-            if let a = try tx.activity(activityID), a.endedAt == nil || a.endedAt! > c.now { return nil }
+            if let a = try tx.activity(activityID), a.endedAt == nil || a.endedAt! > c.now {
+                // Running: devices added to it follow the channel it already has (its updates skip the
+                // tokens of iOS 18 devices then); one running without a channel stays without.
+                guard let id = a.channelID, let ch = try tx.channel(id), ch.bundleID == a.bundleID, c.mayAct(on: a.bundleID),
+                      let app = try tx.app(bundleID: a.bundleID) else { return nil }
+                return (app, ch)
+            }
             var devices = try deviceIDs.prefix(10_000).compactMap { try tx.device($0) }
             if !userIDs.isEmpty { devices += try tx.devices(userIDs: Array(userIDs.prefix(10_000))) }
             let ios18 = devices.filter { OSVersionNumber($0.iosVersion).map { $0 >= OSVersionNumber(18, 0) } ?? false }

@@ -248,7 +248,7 @@ struct DeviceFacts {
         if let start, startAccepted, !shown, let accepted = Self.verdictTime(start), now.timeIntervalSince(accepted) >= startWait {
             // Started on a channel, iOS 18 hands out no update token: only a receipt confirms it.
             let channelNote = viaChannel ? " (it was started on a channel, so only a receipt could confirm it: an app that sends none always looks like this)" : ""
-            return (.startNeverShown, "APNs accepted the push-to-start at \(ISODate.string(accepted)) and no update token or receipt came from the device within \(Self.seconds(startWait))\(channelNote): the activity most likely never showed (a force-quit app does not display push-to-start, Apple's known bug); start it again when the app is next opened")
+            return (.startNeverShown, "APNs accepted the push-to-start at \(ISODate.string(accepted)) and no update token or receipt came from the device within \(Self.seconds(startWait))\(channelNote): the activity most likely never showed (a force-quit app does not display push-to-start, Apple's known bug); start it again with \"restart\": true when the app is next opened")
         }
         // Shown (a receipt), so the start's row holds the receipt's time: the wait counts from the start.
         if start != nil, startAccepted, shown, now.timeIntervalSince(activity.startedAt) >= startWait {

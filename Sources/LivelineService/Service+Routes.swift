@@ -71,7 +71,8 @@ extension Service {
                   summary: "Push-to-start to an audience of devices or users.",
                   requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
                                                 ("channel", Schema.string), ("channelStoragePolicy", Schema.integer),
-                                                ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))]))] + content,
+                                                ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))])),
+                                                ("restart", Schema.boolean)] + content,
                                                required: ["alert", "audience"]), success: 202) { s, c in
                 let a = try await s.startReachable(c)
                 s.dispatcher.wake()

@@ -120,17 +120,14 @@ extension Service {
         attrs[ActivitySchema.activityIDKey] = .string(activityID)
         let (state, _) = try content(&body, schema: schema, required: true)
         let olderBuildPolicy = try OlderBuildPolicy(&body)
+        let restart = try body.bool("restart") ?? false
         try body.finish()
 
         return try commit(c) { tx in
-            if let existing = try tx.activity(activityID) {
-                try c.requireApp(existing.bundleID, hiding: "activity \(activityID) cannot be started with this key")
-                if existing.endedAt == nil || existing.endedAt! > c.now {
-                    throw APIError.conflict("activity \(activityID) was already started at \(ISODate.string(existing.startedAt)); send updates to it, or end it first")
-                }
-                // Started again after its end: the old run's update tokens belong to ended activities.
-                _ = try tx.deleteActivityTokens(activityID: activityID)
-            }
+            let existing = try StartOnce.lockedActivity(activityID, tx)
+            if let existing { try c.requireApp(existing.bundleID, hiding: "activity \(activityID) cannot be started with this key") }
+            // One activity per logical id per device (Service+StartOnce.swift).
+            var once = try StartOnce(existing, activityID: activityID, restart: restart, rules: StatusRules(configuration), now: c.now, tx)
             // The audience, each with a push-to-start token for the type.
             var devices: [DeviceRecord] = []
             var seen = Set<String>()
@@ -164,6 +161,7 @@ extension Service {
             for d in devices {
                 func skip(_ why: String) { skipped.append(["deviceID": .string(d.deviceID), "reason": .string(why)]) }
                 if d.bundleID != bundleID { skip("the device has app \(d.bundleID), not \(bundleID)"); continue }
+                if let held = try once.skip(d, tx) { skipped.append(held); continue }
                 guard let version = OSVersionNumber(d.iosVersion), version >= OSVersionNumber(17, 2) else { skip("iOS \(d.iosVersion) cannot be started by push (needs 17.2)"); continue }
                 guard let token = try tx.pushToStartToken(deviceID: d.deviceID, attributesType: typeName) else { skip("no push-to-start token for \(typeName)"); continue }
                 if let why = TokenHygiene.unusableForStart(token, now: c.now, maxUnseen: configuration.pushToStartTokenMaxUnseen) { skip(why); continue }
@@ -175,6 +173,7 @@ extension Service {
                                details: ["deviceIDs": .array(overBudget.map(JSONValue.string))])
             }
             if targets.isEmpty {
+                try once.refuseIfAllHeld(activityID, skipped: skipped)
                 throw APIError(422, "no-target", "no device of the audience can be started by push", details: ["skipped": .array(skipped)])
             }
             let olderBuilds = try checkOlderBuilds(tx, type: typeName, state: state, attributes: attrs, deviceIDs: targets.map(\.0.deviceID), policy: olderBuildPolicy)
@@ -192,7 +191,7 @@ extension Service {
                 let id = try tx.insertSend(SendRecord(activityID: activityID, event: "start", bundleID: bundleID, body: checked.bytes, createdAt: c.now), deliveries: deliveries, now: c.now)
                 sendIDs.append(.number(Double(id.id)))
             }
-            try tx.upsertActivity(ActivityRecord(activityID: activityID, bundleID: bundleID, attributesType: typeName, channelID: channel, startedAt: c.now, lastTimestamp: c.now))
+            try tx.upsertActivity(once.record(ActivityRecord(activityID: activityID, bundleID: bundleID, attributesType: typeName, channelID: channel, startedAt: c.now, lastTimestamp: c.now)))
             if let voltraName { try recordVoltraName(voltraName, activityID: activityID, bundleID: bundleID, tx, now: c.now) }
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": "start", "sendIDs": .array(sendIDs), "queued": .number(Double(targets.count)),

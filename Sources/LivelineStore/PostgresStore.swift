@@ -294,8 +294,12 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
     /// Also takes a transaction-scoped advisory lock on the activity: two instances sending to the
     /// same activity at once supersede each other's rows in turn instead of both inserting a
     /// waiting update for one device (which the unique index would refuse).
+    func lockActivity(_ activityID: String) throws {
+        try db.run("SELECT pg_advisory_xact_lock(1, hashtext($1))", [.text(activityID)])
+    }
+
     func insertSend(_ send: SendRecord, deliveries: [NewDelivery], now: Date) throws -> (id: Int64, superseded: Int) {
-        try db.run("SELECT pg_advisory_xact_lock(1, hashtext($1))", [.text(send.activityID)])
+        try lockActivity(send.activityID)
         let id = try db.queryOne("INSERT INTO sends (activity_id, event, bundle_id, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
                                  [.text(send.activityID), .text(send.event), .text(send.bundleID), .bytea(send.body), time(now)])?.int64("id") ?? 0
         let devices = send.event == "update" ? deliveries.filter { $0.target == .token }.compactMap(\.deviceID) : []
@@ -420,6 +424,11 @@ struct PostgresTransaction: StoreTransaction, RecordDecoding {
 
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord] {
         try db.query("SELECT * FROM outbox WHERE activity_id = $1 ORDER BY id DESC LIMIT $2", [.text(activityID), .integer(Int64(limit))]).map(deliveryRecord)
+    }
+
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord] {
+        try db.query("SELECT * FROM outbox WHERE activity_id = $1 AND device_id = $2 ORDER BY id DESC LIMIT $3",
+                     [.text(activityID), .text(deviceID), .integer(Int64(limit))]).map(deliveryRecord)
     }
 
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int] {

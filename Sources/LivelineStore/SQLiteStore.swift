@@ -493,6 +493,14 @@ struct SQLiteTransaction: StoreTransaction, RecordDecoding {
         try db.query("SELECT * FROM outbox WHERE activity_id = ? ORDER BY id DESC LIMIT ?", [.text(activityID), .integer(Int64(limit))]).map(deliveryRecord)
     }
 
+    /// One connection and serialized writes: nobody else writes during this transaction.
+    func lockActivity(_ activityID: String) throws {}
+
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord] {
+        try db.query("SELECT * FROM outbox WHERE activity_id = ? AND device_id = ? ORDER BY id DESC LIMIT ?",
+                     [.text(activityID), .text(deviceID), .integer(Int64(limit))]).map(deliveryRecord)
+    }
+
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int] {
         try counts(db.query("SELECT state, count(*) AS n FROM outbox WHERE activity_id = ? GROUP BY state", [.text(activityID)]))
     }

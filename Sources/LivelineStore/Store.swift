@@ -123,6 +123,10 @@ public protocol StoreTransaction {
     /// Stores a send and one outbox row per delivery. For an update, a row still waiting for the
     /// same activity and device is marked superseded first. Returns the send's id and how many rows it superseded.
     func insertSend(_ send: SendRecord, deliveries: [NewDelivery], now: Date) throws -> (id: Int64, superseded: Int)
+    /// Holds the activity's lock (the one `insertSend` takes) until the transaction ends, so what is
+    /// read next is not changed by another instance's send to it before this one commits (a start
+    /// judging who already holds the activity). SQLite's writes are serialized already.
+    func lockActivity(_ activityID: String) throws
     func send(_ id: Int64) throws -> SendRecord?
     /// Takes up to `limit` due rows (queued or retrying, `nextAttemptAt <= now`), oldest first, and
     /// marks them sending under a lease until `leaseUntil`.
@@ -135,6 +139,8 @@ public protocol StoreTransaction {
     /// The earliest `nextAttemptAt` of a waiting row.
     func nextDue() throws -> Date?
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord]
+    /// One device's rows of the activity, newest first (the index `outbox_by_activity`).
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord]
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int]
     /// Whether a row of the activity is not yet final (queued, sending, retrying): one index
     /// probe, not a count, since `?wait` asks it every 25 ms during a fan-out of any size.

@@ -131,13 +131,14 @@ extension DemoCommand {
         var failures = 0
 
         Console.out("== 1. Start \(activityID) by push-to-start for users ana and ben")
-        let started = try await backend.expect("POST", "/v1/activities/\(activityID)/start", [
+        let startBody: JSONValue = [
             "attributesType": "FlightAttributes",
             "attributes": ["flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": .string(iso(departure))],
             "contentState": .object(state), "alert": ["title": "LL 1234 is tracked", "body": "Gate B12, boarding 40 min before departure"],
             "staleDate": .string(iso(departure.addingTimeInterval(3600))), "channelID": .string(channelID),
             "audience": ["userIDs": ["ana", "ben"]],
-        ])
+        ]
+        let started = try await backend.expect("POST", "/v1/activities/\(activityID)/start", startBody)
         Console.out("backend  POST /v1/activities/\(activityID)/start → 202, \(started["queued"]?.jsonString ?? "?") push-to-start pushes queued")
         for sendID in started["sendIDs"]?.arrayValue ?? [] { failures += try await report(backend, activityID, sendID: sendID) }
         // Each phone's app sees the new activity, reads the logical id from its attributes, and registers its update token.
@@ -156,6 +157,7 @@ extension DemoCommand {
             }
         }
         try await lockScreens(inspection, activityID)
+        failures += try await repeatStart(backend, inspection, activityID, startBody)
 
         let steps: [(String, @Sendable (inout JSONObject, inout Date) -> JSONValue)] = [
             ("2. Gate change B12 → C7", { s, _ in s["gate"] = "C7"; return ["title": "Gate change", "body": "LL 1234 now departs from gate C7"] }),
@@ -236,6 +238,20 @@ extension DemoCommand {
             let preview = UIPreview.text(template.layout(attributes: attributes, state: state), surface: .lockScreen, now: Date(), timeZone: template.timeZone)
             Console.out(preview.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.map { "         " + $0 }.joined(separator: "\n"))
         }
+    }
+
+    /// The backend repeats the start (its own retry): the service answers that every phone holds the
+    /// activity and sends nothing, and the phones still show one activity each. Returns the failures.
+    static func repeatStart(_ backend: ServiceHTTPClient, _ inspection: SimulatorInspectionClient.Endpoint, _ activityID: String, _ body: JSONValue) async throws -> Int {
+        let again = try await backend.call("POST", "/v1/activities/\(activityID)/start", body)
+        let shown = try await fetchJSON("activities", inspection).arrayValue?.filter { $0["attributes"]?[ActivitySchema.activityIDKey]?.stringValue == activityID } ?? []
+        let phones = Set(shown.compactMap { $0["deviceID"]?.stringValue })
+        guard again.status == 409, again.json["error"]?["code"] == "already-started", shown.count == phones.count else {
+            Console.out("backend  POST …/start again → \(again.status) \(again.json["error"]?["code"]?.jsonString ?? ""): \(shown.count) activities on \(phones.count) phones (a duplicate start was not refused)")
+            return 1
+        }
+        Console.out("backend  POST …/start again (a retry) → 409 already-started: every phone holds it, nothing sent; still \(shown.count) activities on \(phones.count) phones")
+        return 0
     }
 
     static func activity(_ list: JSONValue, phone: String, id: String) -> JSONValue? {

@@ -107,6 +107,8 @@ struct ServeCommandTests {
         #expect(out.contains("with ana's user token, push-to-start token "))
         #expect(out.contains("app      iphone-12: activity ended; DELETE /v1/activities/flight-LL1234-"))
         #expect(!out.contains("app      iphone-16: activity ended"))  // it never had an update token
+        // The backend repeats the start: refused, nothing duplicated on the phones (StartOnceTests).
+        #expect(out.contains("start again (a retry) → 409 already-started: every phone holds it, nothing sent; still 2 activities on 2 phones"), "\(out)")
         // Each change goes out twice: once on the channel, once to the iOS 17 phone's token.
         #expect(out.components(separatedBy: "service  channel ").count - 1 == 5)
         #expect(out.components(separatedBy: "service  iphone-12 token ").count - 1 == 5)

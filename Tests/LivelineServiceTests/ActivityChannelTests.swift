@@ -103,7 +103,9 @@ struct ActivityChannelTests {
         #expect(updated.json["deliveries"]?.arrayValue?.first { $0["target"] == "channel" }?["state"] == "sent", "\(updated.json)")
         #expect(try await f.admin.call("POST", "/v1/activities/flight-r/end", json: ["dismissImmediately": true]).status == 202)
         // Started again within the grace: the same channel, not a new one.
-        let again = try await f.admin.call("POST", "/v1/activities/flight-r/start", json: f.startBody(devices: ["p18"], channel: nil))
+        var restart = f.startBody(devices: ["p18"], channel: nil).objectValue!
+        restart["restart"] = true
+        let again = try await f.admin.call("POST", "/v1/activities/flight-r/start", json: .object(restart))
         #expect(again.status == 202, "\(again.json)")
         #expect(again.json["activityChannel"]?["channelID"]?.stringValue == channelID)
         #expect(again.json["activityChannel"]?["created"] == false)
@@ -163,7 +165,9 @@ struct ActivityChannelTests {
         // At the limit, flight-a started again reuses its own channel.
         #expect(try await f.admin.call("POST", "/v1/activities/flight-a/end", json: ["dismissImmediately": true]).status == 202)
         _ = try await f.settled("flight-a")
-        let again = try await f.admin.call("POST", "/v1/activities/flight-a/start", json: f.startBody(devices: ["p18"], channel: nil))
+        var restart = f.startBody(devices: ["p18"], channel: nil).objectValue!
+        restart["restart"] = true
+        let again = try await f.admin.call("POST", "/v1/activities/flight-a/start", json: .object(restart))
         #expect(again.status == 202, "\(again.json)")
         #expect(again.json["activityChannel"]?["created"] == false)
     }

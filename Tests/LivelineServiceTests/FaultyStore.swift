@@ -105,6 +105,8 @@ private struct FaultyTransaction: StoreTransaction {
     func releaseAllLeases(now: Date) throws -> Int { try faults.check("releaseAllLeases"); return try inner.releaseAllLeases(now: now) }
     func nextDue() throws -> Date? { try faults.check("nextDue"); return try inner.nextDue() }
     func deliveries(activityID: String, limit: Int) throws -> [DeliveryRecord] { try faults.check("deliveries"); return try inner.deliveries(activityID: activityID, limit: limit) }
+    func lockActivity(_ activityID: String) throws { try faults.check("lockActivity"); try inner.lockActivity(activityID) }
+    func deliveries(activityID: String, deviceID: String, limit: Int) throws -> [DeliveryRecord] { try faults.check("deliveries"); return try inner.deliveries(activityID: activityID, deviceID: deviceID, limit: limit) }
     func deliveryCounts(activityID: String) throws -> [DeliveryState: Int] { try faults.check("deliveryCounts"); return try inner.deliveryCounts(activityID: activityID) }
     func hasWaiting(activityID: String) throws -> Bool { try faults.check("hasWaiting"); return try inner.hasWaiting(activityID: activityID) }
     func activityTokens(activityID: String, limit: Int) throws -> [TokenRecord] { try faults.check("activityTokens"); return try inner.activityTokens(activityID: activityID, limit: limit) }

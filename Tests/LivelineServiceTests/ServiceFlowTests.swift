@@ -44,8 +44,13 @@ struct ServiceFlowTests {
         let late = try await f.admin.call("POST", "/v1/activities/flight-LL1234/update", json: ["contentState": ServiceFixture.state()])
         #expect(late.status == 409)
         #expect(late.errorMessage.contains("has ended"))
-        // Started again after its end, it no longer holds the old run's update token.
-        let again = try await f.admin.call("POST", "/v1/activities/flight-LL1234/start", json: f.startBody(users: ["ana"]))
+        // Started again after its end only when the start says so (StartOnceTests), and then it no
+        // longer holds the old run's update token.
+        let plain = try await f.admin.call("POST", "/v1/activities/flight-LL1234/start", json: f.startBody(users: ["ana"]))
+        #expect(plain.status == 409 && plain.errorCode == "already-ended", "\(plain.json)")
+        var restart = f.startBody(users: ["ana"]).objectValue ?? [:]
+        restart["restart"] = true
+        let again = try await f.admin.call("POST", "/v1/activities/flight-LL1234/start", json: .object(restart))
         #expect(again.status == 202, "\(again.json)")
         #expect(try await f.settled("flight-LL1234").json["tokens"]?.arrayValue?.isEmpty == true)
     }
