@@ -46,6 +46,30 @@ struct ActivityChannelTests {
         #expect(ended.contentState["status"] == "landed")
     }
 
+    @Test("a phone added to a running activity follows the channel the activity already has")
+    func addedPhoneFollowsTheChannel() async throws {
+        let f = try await ServiceFixture(phones: [("p1", "18.2"), ("p2", "18.2")])
+        defer { Task { await f.stop() } }
+        for p in ["p1", "p2"] {
+            try f.simulator.setModes(DeviceModes(withholdsUpdateTokens: true), on: p)
+            try await f.register(p)
+        }
+        let first = try await f.admin.call("POST", "/v1/activities/flight-2p/start", json: f.startBody(devices: ["p1"], channel: nil))
+        let channelID = try #require(first.json["activityChannel"]?["channelID"]?.stringValue, "\(first.json)")
+        _ = try await f.settled("flight-2p")
+        let second = try await f.admin.call("POST", "/v1/activities/flight-2p/start", json: f.startBody(devices: ["p1", "p2"], channel: nil))
+        #expect(second.status == 202, "\(second.json)")
+        #expect(second.json["activityChannel"]?["channelID"]?.stringValue == channelID && second.json["activityChannel"]?["created"] == false, "\(second.json)")
+        #expect(second.json["queued"] == 1, "p1 holds it already: \(second.json)")
+        _ = try await f.settled("flight-2p")
+        #expect(f.deviceActivity("flight-2p", on: "p2")?.channelID == channelID)
+        #expect(Self.channels(f) == 1)
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-2p/update", json: ["contentState": ServiceFixture.state(gate: "G2")]).status == 202)
+        _ = try await f.settled("flight-2p")
+        #expect(f.deviceActivity("flight-2p", on: "p1")?.contentState["gate"] == "G2")
+        #expect(f.deviceActivity("flight-2p", on: "p2")?.contentState["gate"] == "G2", "both phones, neither with an update token, show the update")
+    }
+
     @Test("the opt-out keeps the token path; bad channel choices are refused, naming the field")
     func optOutAndBadInput() async throws {
         let f = try await ServiceFixture(phones: [("p18", "18.2")])
