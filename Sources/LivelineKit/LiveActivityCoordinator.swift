@@ -329,7 +329,9 @@ public actor LiveActivityCoordinator {
         if candidates.count > 1 {
             log("LivelineKit: \(candidates.count) activities for \(logicalID); registering \(winner.key)'s token")
         }
-        await uploader.setActivityToken(winner.value.token!, activityID: logicalID, attributesType: winner.value.attributesType)
+        // The device's own activity id goes along: taps reported under it resolve to `logicalID`.
+        await uploader.setActivityToken(winner.value.token!, activityID: logicalID, attributesType: winner.value.attributesType,
+                                        deviceActivityID: winner.key)
     }
 
     /// Activities past ActivityKit's limit are over, even if no stream said so.

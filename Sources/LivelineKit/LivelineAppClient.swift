@@ -134,19 +134,34 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
 
     /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`: the update token for the logical activity.
     /// `attributesType` tells the service the type of an activity the app started itself; `grant`
-    /// is the backend's signed permission for an activity the service did not start on this device.
-    public func putActivityToken(_ token: String, activityID: String, deviceID: String, attributesType: String? = nil, grant: String? = nil) async throws(LivelineAppError) {
+    /// is the backend's signed permission for an activity the service did not start on this device;
+    /// `deviceActivityID` (the phone's ActivityKit `Activity.id`, a UUID) becomes an alias of
+    /// `activityID` for this installation, and when the service refuses it (409 `alias-taken`,
+    /// `too-many-aliases`) the token is sent again without it.
+    public func putActivityToken(_ token: String, activityID: String, deviceID: String, attributesType: String? = nil, grant: String? = nil,
+                                 deviceActivityID: String? = nil) async throws(LivelineAppError) {
         var body: JSONObject = ["token": .string(token)]
         if let attributesType { body["attributesType"] = .string(attributesType) }
         if let grant { body["grant"] = .string(grant) }
         if let apsEnvironment { body["environment"] = .string(apsEnvironment.rawValue) }
+        if let deviceActivityID { body["deviceActivityID"] = .string(deviceActivityID) }
+        let put = { (body: JSONObject) async throws(LivelineAppError) in
+            do throws(LivelineAppError) {
+                _ = try await self.deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+            } catch where error.status == 409 && (error.code == "alias-taken" || error.code == "too-many-aliases") && body["deviceActivityID"] != nil {
+                // The service refused the phone's id as an alias (nothing stored): the token still goes.
+                var body = body
+                body["deviceActivityID"] = nil
+                _ = try await self.deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+            }
+        }
         do throws(LivelineAppError) {
-            _ = try await deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+            try await put(body)
         } catch where error.status == 404 && error.code == "not-found" && grant == nil {
             // Not an activity this installation holds yet: the backend may grant it.
             guard let provider = activityGrantProvider, let id = installationID, let granted = await provider(id, activityID) else { throw error }
             body["grant"] = .string(granted)
-            _ = try await deviceCall("PUT", { ["v1", "activities", activityID, "tokens", $0] }, body: .object(body))
+            try await put(body)
         }
     }
 

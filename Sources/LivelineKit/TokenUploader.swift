@@ -93,10 +93,16 @@ public actor TokenUploader {
         enqueueToken(.pushToStartToken(token: token, attributesType: attributesType, deviceID: deviceID), token: token)
     }
 
-    /// The update token of a logical activity on this device.
-    public func setActivityToken(_ token: String, activityID: String, attributesType: String? = nil) {
+    /// The update token of a logical activity on this device. `deviceActivityID`: the phone's own
+    /// ActivityKit `Activity.id`; sent with the token, the service resolves it to `activityID` for this
+    /// installation (taps, receipts and decode failures reported under it land on the logical
+    /// activity). Sent only when it is a UUID other than `activityID` (the service refuses anything
+    /// else); one the service refuses as an alias (409 `alias-taken`, `too-many-aliases`) costs the
+    /// token nothing: it is sent again without it.
+    public func setActivityToken(_ token: String, activityID: String, attributesType: String? = nil, deviceActivityID: String? = nil) {
         guard !token.isEmpty else { return }
-        enqueueToken(.activityToken(token: token, activityID: activityID, deviceID: deviceID, attributesType: attributesType), token: token)
+        let alias = deviceActivityID.flatMap { UUID(uuidString: $0) != nil && $0 != activityID ? $0 : nil }
+        enqueueToken(.activityToken(token: token, activityID: activityID, deviceID: deviceID, attributesType: attributesType, deviceActivityID: alias), token: token)
     }
 
     /// The activity ended or was dismissed: its token must leave the service.
@@ -137,7 +143,7 @@ public actor TokenUploader {
         var stale = Set<String>()
         for token in state.confirmed.values { if let id = token.activityID, !running.contains(id) { stale.insert(id) } }
         for entry in state.pending.values {
-            if case .activityToken(_, let id, _, _) = entry.operation, !running.contains(id) { stale.insert(id) }
+            if case .activityToken(_, let id, _, _, _) = entry.operation, !running.contains(id) { stale.insert(id) }
         }
         for id in stale.sorted() { deleteActivityToken(activityID: id) }
     }
@@ -147,7 +153,7 @@ public actor TokenUploader {
         var ids = Set(state.confirmed.values.compactMap(\.activityID))
         for entry in state.pending.values {
             switch entry.operation {
-            case .activityToken(_, let id, _, _): ids.insert(id)
+            case .activityToken(_, let id, _, _, _): ids.insert(id)
             case .deleteActivityToken(let id, _): ids.remove(id)
             default: break
             }
@@ -163,7 +169,7 @@ public actor TokenUploader {
     private func enqueueToken(_ op: UploadOperation, token: String) {
         // Sent once: a token the service holds is not sent again (ActivityKit re-delivers it),
         // except a push-to-start token last reported long ago (the service expires unseen ones).
-        if state.confirmed[op.key]?.token == token, !isDueForReport(op) {
+        if let confirmed = state.confirmed[op.key], confirmed.token == token, confirmed.deviceActivityID == op.deviceActivityID, !isDueForReport(op) {
             if state.pending[op.key] != nil { state.pending[op.key] = nil; persist() }
             return
         }
@@ -185,7 +191,7 @@ public actor TokenUploader {
     private func enqueue(_ op: UploadOperation) {
         state.sequence += 1
         // A replacement starts fresh: the new token has not failed yet.
-        state.pending[op.key] = PendingUpload(operation: op, sequence: state.sequence, attempts: 0, notBefore: environment.now())
+        state.pending[op.key] = PendingUpload(operation: op, sequence: state.sequence, attempts: 0, notBefore: environment.now(), queuedAt: environment.now())
         persist()
         environment.log("LivelineKit: queued \(op.summary)")
     }
@@ -261,7 +267,7 @@ public actor TokenUploader {
             switch op {
             case .registerDevice(let d): try await client.registerDevice(d)
             case .pushToStartToken(let t, let type, let device): try await client.putPushToStartToken(t, attributesType: type, deviceID: device)
-            case .activityToken(let t, let activity, let device, let type): try await client.putActivityToken(t, activityID: activity, deviceID: device, attributesType: type)
+            case .activityToken(let t, let activity, let device, let type, let alias): try await client.putActivityToken(t, activityID: activity, deviceID: device, attributesType: type, deviceActivityID: alias)
             case .deleteActivityToken(let activity, let device): try await client.deleteActivityToken(activityID: activity, deviceID: device)
             case .interaction(let i): try await client.postInteraction(i)
             case .receipt(let activity, let device, let at): try await client.postReceipt(activityID: activity, deviceID: device, displayedAt: at)
@@ -280,7 +286,7 @@ public actor TokenUploader {
         switch op {
         case .registerDevice(let d): state.device = d
         case .pushToStartToken(let t, _, let device): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: nil, deviceID: device, confirmedAt: environment.now())
-        case .activityToken(let t, let activity, let device, _): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: activity, deviceID: device)
+        case .activityToken(let t, let activity, let device, _, let alias): state.confirmed[op.key] = ConfirmedToken(token: t, activityID: activity, deviceID: device, deviceActivityID: alias)
         case .deleteActivityToken: state.confirmed[op.key] = nil
         case .interaction(let i):
             state.delivered.append(i.idempotencyKey)
@@ -302,6 +308,11 @@ public actor TokenUploader {
             retry(entry, error)
         } else if error.isRetryable || error.isUnknownDevice {
             retry(entry, error)
+        } else if op.mayResolveLater(error), environment.now().timeIntervalSince(entry.queuedAt ?? environment.now()) < Self.unresolvedActivityRetry {
+            // Reported under the phone's activity id, whose alias comes with a token not yet on the service.
+            var entry = entry
+            if entry.queuedAt == nil { entry.queuedAt = environment.now() }
+            retry(entry, error)
         } else {
             state.pending[op.key] = nil
             report.dropped.append("\(op.summary): \(error)")
@@ -309,6 +320,11 @@ public actor TokenUploader {
         }
         persist()
     }
+
+    /// How long a tap, receipt or decode failure answered 404 `not-found` is kept and retried (with
+    /// backoff) after it was queued, before it is dropped: it may name the phone's own activity id,
+    /// which the service resolves once the token that reports it arrives (queued, or not issued yet).
+    public static let unresolvedActivityRetry: TimeInterval = 24 * 3600
 
     private var registrationQueued: DeviceRegistration? {
         if case .registerDevice(let d)? = state.pending["device|\(deviceID)"]?.operation { d } else { nil }

@@ -7,8 +7,10 @@ public enum UploadOperation: Sendable, Codable, Equatable {
     case registerDevice(DeviceRegistration)
     /// `PUT /v1/devices/{deviceID}/push-to-start/{attributesType}`.
     case pushToStartToken(token: String, attributesType: String, deviceID: String)
-    /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`.
-    case activityToken(token: String, activityID: String, deviceID: String, attributesType: String?)
+    /// `PUT /v1/activities/{activityID}/tokens/{deviceID}`, with `deviceActivityID` (the phone's own
+    /// ActivityKit `Activity.id`, which the service then resolves to `activityID`) when known. Optional,
+    /// so queues written before it existed still decode.
+    case activityToken(token: String, activityID: String, deviceID: String, attributesType: String?, deviceActivityID: String? = nil)
     /// `DELETE /v1/activities/{activityID}/tokens/{deviceID}`.
     case deleteActivityToken(activityID: String, deviceID: String)
     /// `POST /v1/activities/{activityID}/interactions`, never coalesced.
@@ -24,7 +26,7 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         switch self {
         case .registerDevice(let d): "device|\(d.deviceID)"
         case .pushToStartToken(_, let type, let device): "push-to-start|\(type)|\(device)"
-        case .activityToken(_, let activity, let device, _), .deleteActivityToken(let activity, let device): "activity|\(activity)|\(device)"
+        case .activityToken(_, let activity, let device, _, _), .deleteActivityToken(let activity, let device): "activity|\(activity)|\(device)"
         case .interaction(let i): "interaction|\(i.idempotencyKey)"
         case .receipt(let activity, let device, _): "receipt|\(activity)|\(device)"
         case .decodeFailure(let activity, let device, _, _): "decode-failure|\(activity)|\(device)"
@@ -39,12 +41,26 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         }
     }
 
+    /// The phone's activity id sent with an update token, if any.
+    var deviceActivityID: String? {
+        if case .activityToken(_, _, _, _, let alias) = self { alias } else { nil }
+    }
+
+    /// A report under an activity id the service does not know (404 `not-found`) may name the
+    /// phone's own activity id, which resolves once the token carrying it is on the service.
+    func mayResolveLater(_ error: LivelineAppError) -> Bool {
+        switch self {
+        case .interaction, .receipt, .decodeFailure: error.status == 404 && error.code == "not-found"
+        default: false
+        }
+    }
+
     /// For logs: ids and token prefixes only.
     var summary: String {
         switch self {
         case .registerDevice(let d): "device \(d.deviceID)"
         case .pushToStartToken(let t, let type, let device): "push-to-start \(type) of \(device) (\(t.tokenPrefix))"
-        case .activityToken(let t, let activity, let device, _): "token of \(device) for \(activity) (\(t.tokenPrefix))"
+        case .activityToken(let t, let activity, let device, _, _): "token of \(device) for \(activity) (\(t.tokenPrefix))"
         case .deleteActivityToken(let activity, let device): "deletion of \(device)'s token for \(activity)"
         case .interaction(let i): "interaction \(i.action) on \(i.activityID) (\(i.idempotencyKey))"
         case .receipt(let activity, let device, _): "receipt of \(device) for \(activity)"
@@ -60,6 +76,10 @@ struct PendingUpload: Sendable, Codable, Equatable {
     var sequence: UInt64
     var attempts: Int
     var notBefore: Date
+    /// When it was first queued (kept across retries); `nil` in queues written before it was kept.
+    /// A tap, receipt or decode failure answered 404 is retried until `TokenUploader.unresolvedActivityRetry`
+    /// has passed since then.
+    var queuedAt: Date? = nil
 }
 
 /// A token the service confirmed it holds.
@@ -72,6 +92,9 @@ struct ConfirmedToken: Sendable, Codable, Equatable {
     /// `TokenUploader.pushToStartReportInterval`, so the service sees them in use); `nil` in queues
     /// written before it was kept.
     var confirmedAt: Date? = nil
+    /// The phone's activity id sent with an update token (the service may have refused it as an
+    /// alias; the token is held either way): the same token and id are not sent again.
+    var deviceActivityID: String? = nil
 }
 
 /// Everything the uploader keeps on disk, written atomically after each change.

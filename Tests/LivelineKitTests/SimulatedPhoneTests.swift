@@ -61,6 +61,14 @@ struct SimulatedPhoneTests {
         let deviceActivity = simulator.activities().first { $0.deviceID == "phone-1" }!
         func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installation) }?.token }
         #expect(try serverToken() == deviceActivity.pushToken)
+        // A tap reported under the phone's own activity id (all a widget may know): the token carried
+        // it as an alias, so the service lists the tap under the logical id.
+        await app.coordinator.recordInteraction(Interaction(activityID: deviceActivity.id, action: "check-in", deviceID: "phone-1", idempotencyKey: "tap-sim-1"))
+        let tapped = await app.look(simulator)
+        #expect(tapped.dropped.isEmpty, "\(tapped.dropped)")
+        let taps = try server.store.write { try $0.interactions(activityID: id, limit: 10) }
+        #expect(taps.map(\.activityID) == [id], "\(taps)")
+        #expect(taps.first?.idempotencyKey.hasSuffix("/tap-sim-1") == true)
 
         // The token rotates on the device: the app registers the new one, and the next update reaches it.
         let rotated = try simulator.rotatePushToken(deviceActivity.id)
