@@ -63,6 +63,22 @@ func sampleValue(_ schema: JSONValue) -> JSONValue {
 struct ServiceContractTests {
     static let sends = ["/v1/activities/{activityID}/start", "/v1/activities/{activityID}/update", "/v1/activities/{activityID}/end"]
 
+    /// Valid bodies of other routes (admin key, phone-1, activity contract-a), so that an undeclared
+    /// member reaches the handler's final check.
+    static let bases: [String: JSONObject] = [
+        "/v1/keys": ["scope": "admin"],
+        "/v1/keys/{keyID}/rotate": [:],
+        "/v1/apps/{bundleID}/token-secret": [:],
+        "/v1/devices/{deviceID}": ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"],
+        "/v1/devices/{deviceID}/push-to-start/{attributesType}": ["token": .string(String(repeating: "cd", count: 32))],
+        "/v1/activities/{activityID}/tokens/{deviceID}": ["token": .string(String(repeating: "ef", count: 32))],
+        "/v1/activities/{activityID}/interactions": ["action": "refresh"],
+        "/v1/activities/{activityID}/receipts": [:],
+        "/v1/activities/{activityID}/decode-failures": ["error": "keyNotFound"],
+        "/v1/channels": ["bundleID": .string(ServiceFixture.bundle)],
+        "/v1/installations": ["bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2"],
+    ]
+
     /// Each route's request schema, from the served document.
     static func requestSchemas(_ f: ServiceFixture) async throws -> [(method: String, path: String, schema: JSONValue)] {
         let doc = try await f.admin.call("GET", "/openapi.json", key: .some(nil))
@@ -89,7 +105,7 @@ struct ServiceContractTests {
             switch path {
             case Self.sends[0]: starts += 1; return f.startBody(devices: ["phone-1"]).objectValue!
             case Self.sends[1]: return ["contentState": ServiceFixture.state(gate: "C\(starts)")]
-            default: return JSONObject()
+            default: return Self.bases[path] ?? JSONObject()
             }
         }
         func concrete(_ path: String) -> String {
@@ -107,7 +123,7 @@ struct ServiceContractTests {
             var body = base(route.path)
             body["undeclaredMember"] = 1
             let r = try await f.admin.call(route.method, concrete(route.path), json: .object(body), headers: ["Idempotency-Key": UUID().uuidString])
-            if Self.sends.contains(route.path) {
+            if Self.sends.contains(route.path) || Self.bases[route.path] != nil {
                 #expect(r.errorCode == "unknown-field" && r.json["error"]?["field"] == "undeclaredMember", "\(route.path) took an undeclared member: \(r.status) \(r.json)")
             } else {
                 #expect(r.status >= 400, "\(route.method) \(route.path) accepted an undeclared member: \(r.json)")
@@ -124,7 +140,7 @@ struct ServiceContractTests {
 
     @Test("every error answer conforms to the published error schema")
     func errorAnswersMatchTheSchema() async throws {
-        let f = try await ServiceFixture()
+        let f = try await ServiceFixture { $0.startBudget = 1 }
         defer { Task { await f.stop() } }
         try await f.register("phone-1")
         try await f.startAndRegister("contract-b", phones: ["phone-1"])
@@ -144,6 +160,7 @@ struct ServiceContractTests {
             ("POST", "/v1/activities/contract-c/start", f.startBody(devices: ["phone-bare"]), nil, "no-target"),
             ("POST", "/v1/activities/contract-c/start", f.startBody(devices: ["phone-nobody"]), nil, "unknown-device"),
             ("POST", "/v1/activities/contract-c/start", .object(unknownType), nil, "unknown-attributes-type"),
+            ("POST", "/v1/activities/contract-f/start", f.startBody(devices: ["phone-1"]), nil, "start-budget-exceeded"),
             ("POST", "/v1/activities/contract-b/update", ["contentState": ["gate": 12]], nil, ""),
             ("POST", "/v1/activities/contract-none/update", ["contentState": ServiceFixture.state()], nil, "not-found"),
             ("POST", "/v1/apps", [:], nil, "invalid-field"),
