@@ -40,6 +40,9 @@ public actor LiveActivityCoordinator {
         var firstSeen: Date
         var over: Bool
         var token: String?
+        /// Scheduled and not started yet (iOS 26 `.pending`): tracked, no token yet, and ActivityKit's
+        /// age limit counts from its start (`firstSeen` is reset then), not from when it was seen.
+        var pending: Bool? = nil
     }
 
     struct State: Sendable, Codable {
@@ -207,6 +210,7 @@ public actor LiveActivityCoordinator {
 
     private func stateEvent(_ activityState: LiveActivityState, activityID: String) async {
         if activityState.isOver { await end(activityID, because: "\(activityState.rawValue) on the device") }
+        else if activityState != .pending { started(activityID) }
         await expireOld()
         persist()
         kick()
@@ -270,7 +274,10 @@ public actor LiveActivityCoordinator {
         }
         observed.insert(activity.id)
         if state.activities[activity.id] == nil {
-            state.activities[activity.id] = Record(logicalID: logical, attributesType: kind, firstSeen: now(), over: false, token: nil)
+            state.activities[activity.id] = Record(logicalID: logical, attributesType: kind, firstSeen: now(), over: false, token: nil,
+                                                   pending: activity.activityState == .pending ? true : nil)
+        } else if activity.activityState != .pending && !activity.activityState.isOver {
+            started(activity.id)
         }
         if activity.activityState.isOver {
             await end(activity.id, because: "\(activity.activityState.rawValue) when first seen")
@@ -302,6 +309,14 @@ public actor LiveActivityCoordinator {
         record.token = token.hexString
         state.activities[activityID] = record
         await uploadWinner(for: record.logicalID)
+    }
+
+    /// A scheduled activity started: its 8 hours count from now. Its token comes on the stream.
+    private func started(_ activityID: String) {
+        guard var record = state.activities[activityID], record.pending == true else { return }
+        record.pending = nil
+        record.firstSeen = now()
+        state.activities[activityID] = record
     }
 
     private func end(_ activityID: String, because reason: String) async {
@@ -337,7 +352,7 @@ public actor LiveActivityCoordinator {
     /// Activities past ActivityKit's limit are over, even if no stream said so.
     private func expireOld() async {
         let limit = now().addingTimeInterval(-configuration.maximumActivityAge)
-        for (id, record) in state.activities where !record.over && record.firstSeen <= limit {
+        for (id, record) in state.activities where !record.over && record.pending != true && record.firstSeen <= limit {
             await end(id, because: "older than \(Int(configuration.maximumActivityAge / 3600)) hours")
         }
     }

@@ -72,11 +72,25 @@ struct JSONBody {
     /// An ISO 8601 date-time string (`2026-12-01T18:00:00Z`, fractional seconds and offsets allowed).
     mutating func date(_ key: String) throws(APIError) -> Date? {
         guard let v = take(key) else { return nil }
+        if let n = v.numberValue { throw Self.numberAsDate(n, path: path(key)) }
         guard let s = v.stringValue else {
             throw .invalid(path(key), "expected an ISO 8601 date string such as \"2026-12-01T18:00:00Z\", got \(v.typeName)")
         }
         guard let d = ISODate.parse(s) else { throw .invalid(path(key), "\"\(s.prefix(40))\" is not an ISO 8601 date such as \"2026-12-01T18:00:00Z\"") }
         return d
+    }
+
+    /// A number where a date belongs: 422 with lint's `unix-date` finding, which says what the number
+    /// would have meant (Unix seconds or milliseconds) and what to send instead.
+    static func numberAsDate(_ n: Double, path: String) -> APIError {
+        var reading = ""
+        if n.isFinite, n > 1e9, n < 1e10 {
+            reading = " (as Unix seconds: \(ISODate.string(Date(timeIntervalSince1970: n))))"
+        } else if n.isFinite, n > 1e12, n < 1e13 {
+            reading = " (as Unix milliseconds: \(ISODate.string(Date(timeIntervalSince1970: n / 1000))))"
+        }
+        let message = "\(JSONValue.javaScriptNumber(n)) is a number\(reading); dates in the API are ISO 8601 strings such as \"2026-12-01T18:00:00Z\", which the service converts"
+        return APIError(422, LintFinding.Code.unixDate.rawValue, "\(path): \(message)", field: path, findings: [LintFinding(.error, .unixDate, path: path, message)])
     }
 
     mutating func object(_ key: String) throws(APIError) -> JSONBody? {

@@ -72,7 +72,7 @@ extension Service {
                   requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
                                                 ("channel", Schema.string), ("channelStoragePolicy", Schema.integer),
                                                 ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))])),
-                                                ("restart", Schema.boolean)] + content,
+                                                ("restart", Schema.boolean)] + content.filter { $0.0 != "priority" },  // a start is always sent at 10
                                                required: ["alert", "audience"]), success: 202) { s, c in
                 let a = try await s.startReachable(c)
                 s.dispatcher.wake()
@@ -115,7 +115,7 @@ extension Service {
     /// OpenAPI 3.1, from the route table.
     func openAPI() -> JSONValue {
         var paths = JSONObject()
-        let errorSchema = Schema.object([("error", Schema.object([("code", Schema.string), ("message", Schema.string), ("field", Schema.string), ("findings", Schema.array(Schema.anyObject))]))])
+        let errorSchema = Self.errorSchema
         for route in routes {
             var op: JSONObject = ["summary": .string(route.summary), "operationId": .string(Self.operationID(route))]
             let params = route.segments.filter { $0.hasPrefix("{") }.map { p -> JSONValue in

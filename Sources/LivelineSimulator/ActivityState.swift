@@ -3,6 +3,9 @@ import LivelineCore
 
 /// ActivityKit's `ActivityState`.
 public enum ActivityState: String, Sendable, Hashable, Codable {
+    /// Scheduled to start at `startedAt` (iOS 26 `Activity.request(..., start:)`), not started yet:
+    /// not shown, no update token until it starts.
+    case pending
     /// Running and shown.
     case active
     /// Past its stale date; still shown, marked stale.

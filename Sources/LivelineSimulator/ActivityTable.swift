@@ -20,7 +20,7 @@ struct ActivityTable: Sendable {
     /// Ids in start order; removed ids stay until `compactOrder` (lazily, when they are half of it).
     private var order: [String] = []
     private var removedFromOrder = 0
-    /// Active or stale activities by app and device.
+    /// Pending, active or stale activities by app and device.
     private var running: [AppKey: Set<String>] = [:]
     /// Activities not yet dismissed, by channel, in start order.
     private var channelSubscribers: [String: [String]] = [:]
@@ -107,8 +107,9 @@ struct ActivityTable: Sendable {
 
     private mutating func reindex(_ id: String, old: ActivitySnapshot?, new: ActivitySnapshot) {
         let key = AppKey(deviceID: new.deviceID, bundleID: new.bundleID)
-        let wasRunning = old.map { $0.state == .active || $0.state == .stale } ?? false
-        let isRunning = new.state == .active || new.state == .stale
+        // A scheduled (pending) activity counts against the app's limit as a running one does.
+        let wasRunning = old.map { $0.state == .pending || $0.state == .active || $0.state == .stale } ?? false
+        let isRunning = new.state == .pending || new.state == .active || new.state == .stale
         if isRunning && !wasRunning { running[key, default: []].insert(id) }
         if wasRunning && !isRunning { removeRunning(id, key) }
         if let channel = new.channelID {
@@ -157,6 +158,7 @@ struct ActivityTable: Sendable {
     private func deadline(_ s: ActivitySnapshot) -> Date? {
         let endLimit = s.startedAt.addingTimeInterval(rules.maxActiveDuration)
         switch s.state {
+        case .pending: return s.startedAt
         case .active: return min(s.staleDate ?? endLimit, endLimit)
         case .stale: return endLimit
         case .ended: return s.dismissalDate

@@ -39,4 +39,6 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     static let pushToStart = OSVersion(17, 2)
     /// `input-push-token`, `input-push-channel` and broadcast channels from 18.0.
     static let channels = OSVersion(18, 0)
+    /// Scheduled Live Activities (`Activity.request(..., start:)`, `ActivityState.pending`).
+    static let scheduledActivities = OSVersion(26, 0)
 }

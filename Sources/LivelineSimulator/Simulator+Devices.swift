@@ -107,12 +107,14 @@ extension Simulator {
     }
 
     /// Starts an activity from the app (ActivityKit's `Activity.request`), with the same checks a device makes.
+    /// With a `start` later than the clock's now (iOS 26 `request(..., start:)`) the activity is
+    /// `pending` until then, and its update token is issued only when it starts.
     ///
     /// - Throws: `SimulatorError` (`.unsupported`, `.targetMaximumExceeded`, `.decodingFailed`, `.unknownApp`).
     @discardableResult
     public func startActivity(
         on deviceID: String, bundleID: String, attributesType: String, attributes: JSONValue, contentState: JSONValue,
-        pushMode: PushMode = .token, staleDate: Date? = nil, relevanceScore: Double? = nil
+        pushMode: PushMode = .token, staleDate: Date? = nil, relevanceScore: Double? = nil, start: Date? = nil
     ) throws(SimulatorError) -> ActivitySnapshot {
         let now = clock.now
         return try state.withLock { s throws(SimulatorError) in
@@ -125,6 +127,9 @@ extension Simulator {
             }
             if let e = type.attributesError(attributes) { throw SimulatorError(.decodingFailed, e) }
             if let e = type.contentStateError(contentState) { throw SimulatorError(.decodingFailed, e) }
+            if start != nil, device.osVersion < .scheduledActivities {
+                throw SimulatorError(.unsupported, "a scheduled start needs iOS 26; \"\(deviceID)\" runs \(device.osVersion)")
+            }
             var channel: String?
             if case .channel(let id) = pushMode {
                 if device.osVersion < .channels { throw SimulatorError(.unsupported, "channel push needs iOS 18; \"\(deviceID)\" runs \(device.osVersion)") }
@@ -137,7 +142,8 @@ extension Simulator {
             }
             let id = s.createActivity(
                 deviceID: deviceID, bundleID: bundleID, type: attributesType, attributes: type.decodedAttributes(attributes), state: contentState, startedBy: "app",
-                lastTimestamp: 0, staleDate: staleDate, relevance: relevanceScore, issueToken: pushMode == .token, channel: channel, alert: nil, now: now)
+                lastTimestamp: 0, staleDate: staleDate, relevance: relevanceScore, issueToken: pushMode == .token, channel: channel, alert: nil, now: now,
+                start: start)
             return s.activities[id]!.snapshot
         }
     }
@@ -146,7 +152,7 @@ extension Simulator {
     @discardableResult
     public func startActivity<A: ActivityAttributes>(
         on deviceID: String, bundleID: String, attributes: A, contentState: A.ContentState, pushMode: PushMode = .token,
-        staleDate: Date? = nil, relevanceScore: Double? = nil
+        staleDate: Date? = nil, relevanceScore: Double? = nil, start: Date? = nil
     ) throws(SimulatorError) -> ActivitySnapshot {
         let a: JSONValue
         let c: JSONValue
@@ -158,7 +164,7 @@ extension Simulator {
         }
         return try startActivity(
             on: deviceID, bundleID: bundleID, attributesType: A.attributesType, attributes: a, contentState: c, pushMode: pushMode,
-            staleDate: staleDate, relevanceScore: relevanceScore)
+            staleDate: staleDate, relevanceScore: relevanceScore, start: start)
     }
 
     /// The user swipes the activity away: it ends and is dismissed at once; its token dies.

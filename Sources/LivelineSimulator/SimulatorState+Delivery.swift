@@ -136,9 +136,15 @@ extension SimulatorState {
     /// Creates an activity and issues its tokens; returns its id.
     mutating func createActivity(
         deviceID: String, bundleID: String, type: String, attributes: JSONValue, state: JSONValue, startedBy: String,
-        lastTimestamp: Double, staleDate: Date?, relevance: Double?, issueToken: Bool, channel: String?, alert: JSONValue?, now: Date
+        lastTimestamp: Double, staleDate: Date?, relevance: Double?, issueToken: Bool, channel: String?, alert: JSONValue?, now: Date,
+        start: Date? = nil
     ) -> String {
         let id = rng.uuidString().uppercased()
+        if let start, start > now {
+            return createScheduled(
+                id: id, deviceID: deviceID, bundleID: bundleID, type: type, attributes: attributes, state: state, startedBy: startedBy,
+                staleDate: staleDate, relevance: relevance, issueToken: issueToken, channel: channel, start: start, now: now)
+        }
         var token: String?
         // A device that withholds update tokens starts the activity and never hands out its token.
         if issueToken, devices[deviceID]?.modes.withholdsUpdateTokens != true {

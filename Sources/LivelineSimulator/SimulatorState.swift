@@ -42,6 +42,8 @@ struct SimulatorState: Sendable {
         var snapshot: ActivitySnapshot
         /// Moments of counted priority-10 updates within the last hour.
         var budgetLog: [Date] = []
+        /// A scheduled activity started with `pushType: .token`: its token is issued when it starts.
+        var issuesTokenAtStart = false
     }
 
     enum TokenKind: Sendable, Hashable {
@@ -196,6 +198,7 @@ struct SimulatorState: Sendable {
         let rules = config.deviceRules
         while let id = activities.popDue(now) {
             guard var record = activities[id] else { continue }
+            if record.snapshot.state == .pending, record.snapshot.startedAt <= now { startScheduled(&record) }
             var s = record.snapshot
             let endLimit = s.startedAt.addingTimeInterval(rules.maxActiveDuration)
             let removeLimit = s.startedAt.addingTimeInterval(rules.maxTotalDuration)

@@ -31,6 +31,12 @@ extension DemoCommand {
         Phone(id: "iphone-12", name: "iPhone 12", ios: "17.5", user: "ben"),
     ]
 
+    /// A third phone whose user force-quit the app (the simulator's `forceQuit` mode): APNs accepts
+    /// its push-to-start and the activity never shows, which the service's status infers.
+    static let forceQuitPhone = Phone(id: "iphone-13", name: "iPhone 13", ios: "17.5", user: "cy")
+    /// The service reports a push-to-start as never shown after this long (`--start-shown-within`).
+    static let startShownWithinSeconds = 2
+
     static func throughService(stateDirectory: String?) async throws -> Int32 {
         let directory = stateDirectory ?? NSTemporaryDirectory() + "liveline-demo-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,9 +55,11 @@ extension DemoCommand {
             "environment": "sandbox", "seed": 7,
             "keys": [["keyID": .string(keyID), "teamID": .string(teamID), "p8": .string(keyFile)]],
             "apps": [["bundleID": .string(bundle), "teamID": .string(teamID), "broadcast": true]],
-            "devices": .array(phones.map { p in
-                ["id": .string(p.id), "name": .string(p.name), "iOS": .string(p.ios),
-                 "apps": [["bundleID": .string(bundle), "activityTypes": ["FlightAttributes"]]]]
+            "devices": .array((phones + [forceQuitPhone]).map { p in
+                var d: JSONObject = ["id": .string(p.id), "name": .string(p.name), "iOS": .string(p.ios),
+                                     "apps": [["bundleID": .string(bundle), "activityTypes": ["FlightAttributes"]]]]
+                if p.id == forceQuitPhone.id { d["modes"] = ["forceQuit": true] }
+                return .object(d)
             }),
         ]
         let configFile = directory + "/simulator.config.json"
@@ -67,7 +75,8 @@ extension DemoCommand {
         // first admin key in a file of mode 0600, as an operator would run it.
         let adminKeyFile = directory + "/admin.key"
         let service = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", directory + "/liveline.db",
-                                                            "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca, "--admin-key-file", adminKeyFile],
+                                                            "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca, "--admin-key-file", adminKeyFile,
+                                                            "--start-shown-within", "\(startShownWithinSeconds)"],
                                                environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_KEK": SecretBox.generateKeyText()]) { $1 },
                                                keepStandardError: true)
         defer { service.send(SIGTERM) }
@@ -156,6 +165,7 @@ extension DemoCommand {
                 Console.out("app      \(phone.id): activity started, subscribed to channel \(ch) (no update token needed)")
             }
         }
+        failures += try await startPaths(backend, inspection, activityID)
         try await lockScreens(inspection, activityID)
         failures += try await repeatStart(backend, inspection, activityID, startBody)
 
@@ -192,6 +202,8 @@ extension DemoCommand {
             if !looked.dropped.isEmpty || looked.remaining > 0 { Console.out("app      \(phone.id): \(looked.dropped), \(looked.remaining) left"); failures += 1 }
             await apps[phone.id]!.stop()
         }
+
+        failures += try await neverShown(backend, inspection, appClient: appClient, directory: directory, departure: departure)
 
         let summary = try await backend.expect("GET", "/v1/activities/\(activityID)")
         let counts = summary["counts"]?.objectValue ?? [:]

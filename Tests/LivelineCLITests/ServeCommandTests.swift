@@ -98,7 +98,17 @@ struct ServeCommandTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let out = result.stdout
         #expect(out.contains("service         http://127.0.0.1:"))
-        #expect(out.components(separatedBy: "push-to-start ").filter { $0.contains(": sent apns-id") }.count == 2)
+        // Two for the flight, one for the force-quit phone of scene 7.
+        #expect(out.components(separatedBy: "push-to-start ").filter { $0.contains(": sent apns-id") }.count == 3)
+        // Each phone was started on its OS's path, as the service and the phone both hold it.
+        #expect(out.contains("service  iphone-16 (iOS 18.2) started on channel "), "\(out)")
+        #expect(out.contains(" with input-push-channel, reachable without an update token; iphone-12 (iOS 17.5) started with input-push-token, reachable by its update token "), "\(out)")
+        // A push-to-start APNs accepted for a force-quit app never shows; the service's status says why.
+        let scene7 = out.components(separatedBy: "== 7.").last ?? ""
+        #expect(scene7.contains("service  iphone-13 push-to-start ") && scene7.contains("device   iphone-13: APNs accepted it (200), and the Lock Screen shows nothing"), "\(out)")
+        #expect(scene7.contains(": iphone-13 started, reachable false, reason start-never-shown: APNs accepted the push-to-start at "), "\(out)")
+        #expect(scene7.contains("no update token or receipt came from the device within 2 s"), "\(out)")
+        #expect(out.contains("0 rejected, 1 dropped on a device"), "\(out)")
         #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
         #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))
         // The phones' apps run LivelineKit: they register themselves, and delete the token when the activity ends.
