@@ -13,7 +13,7 @@ import Synchronization
 /// Chromium the demo says so once and goes on without PNGs.
 final class DemoPreviews: Sendable {
     /// The demo's previews: `<tmp>/liveline-demo-previews-<pid>`, one folder per run so demos running
-    /// at once do not mix; a finished demo's folder stays until the next demo starts.
+    /// at once do not mix; a finished demo's folder stays until a demo starts 10 minutes after it.
     static let shared = DemoPreviews(directory: URL(fileURLWithPath: NSTemporaryDirectory() + folderPrefix + "\(getpid())", isDirectory: true))
     static let folderPrefix = "liveline-demo-previews-"
 
@@ -93,12 +93,16 @@ final class DemoPreviews: Sendable {
         }
     }
 
-    /// Removes the folders of demos that have exited.
-    private static func removeFinishedRuns() {
+    /// Removes the folders of demos that have exited and were last written more than
+    /// `keptFor` ago: whoever ran a demo a moment ago may still be looking at its pictures (a test
+    /// reading them after the demo exited lost them to a demo started meanwhile).
+    private static func removeFinishedRuns(keptFor: TimeInterval = 600) {
         let temporary = NSTemporaryDirectory()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(folderPrefix) {
             guard let pid = Int32(name.dropFirst(folderPrefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH { try? FileManager.default.removeItem(atPath: temporary + name) }
+            guard kill(pid, 0) == -1 && errno == ESRCH else { continue }
+            let written = (try? FileManager.default.attributesOfItem(atPath: temporary + name)[.modificationDate] as? Date) ?? .distantPast
+            if Date().timeIntervalSince(written) > keptFor { try? FileManager.default.removeItem(atPath: temporary + name) }
         }
     }
 
