@@ -10,6 +10,9 @@ struct Answer: Sendable {
     var text: String?
     /// An answer stored under the request's `Idempotency-Key`, sent again byte for byte.
     var replayed: [UInt8]?
+    /// Top-level members holding a secret shown once (an installation's secret, a new key): the
+    /// copy kept for an `Idempotency-Key` replay leaves them out, so no secret is stored or shown twice.
+    var shownOnce: [String] = []
     init(_ status: Int, _ json: JSONValue) {
         self.status = status
         self.json = json

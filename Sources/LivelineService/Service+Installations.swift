@@ -49,7 +49,9 @@ extension Service {
             answer["installationID"] = .string(record.installationID)
             answer["secret"] = .string(made.secret)
             answer["note"] = "the secret is shown once: keep it in the platform's secure storage and send it as 'Authorization: Bearer'"
-            return Answer(201, .object(answer))
+            var made = Answer(201, .object(answer))
+            made.shownOnce = ["secret"]
+            return made
         }
     }
 
@@ -69,7 +71,9 @@ extension Service {
             var o: JSONObject = ["bundleID": .string(bundleID), "rotated": true,
                                  "note": "sign user tokens and activity grants (HS256 JWTs) with this secret; the previous one stays valid until the next rotation"]
             if given == nil { o["secret"] = .string(secret) }
-            return Answer(200, .object(o))
+            var answer = Answer(200, .object(o))
+            answer.shownOnce = ["secret"]
+            return answer
         }
     }
 

@@ -81,7 +81,9 @@ extension Service {
             }
             let made = KeyAuthority.make(scope: scope, name: name, now: c.now, bundleID: bound, apps: apps.map { Array(Set($0)).sorted() }, expiresAt: expiresAt)
             try tx.insertKey(made.record)
-            return Answer(201, Self.json(made.record, secret: made.secret))
+            var answer = Answer(201, Self.json(made.record, secret: made.secret))
+            answer.shownOnce = ["key"]
+            return answer
         }
     }
 
@@ -147,7 +149,9 @@ extension Service {
             if grace == 0 { _ = try tx.revokeKey(id: id, at: c.now) } else { _ = try tx.expireKey(id: id, at: until) }
             var o = Self.json(made.record, secret: made.secret).objectValue ?? [:]
             o["previous"] = ["id": .string(id), "validUntil": .string(ISODate.string(min(until, old.expiresAt ?? until)))]
-            return Answer(201, .object(o))
+            var answer = Answer(201, .object(o))
+            answer.shownOnce = ["key"]
+            return answer
         }
         keys.invalidate()
         return answer

@@ -253,11 +253,21 @@ public final class Service: Sendable {
             return replay
         }
         let answer = try body(tx)
-        try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: bytes(answer.json)), now: context.now)
+        try tx.saveIdempotentAnswer(keyID: idem.keyID, key: idem.key, answer: IdempotentAnswer(requestHash: idem.hash, status: answer.status, body: bytes(Self.replayable(answer))), now: context.now)
         return answer
     }
 
     static func bytes(_ json: JSONValue) -> [UInt8] { json.serialized() + [0x0A] }
+
+    /// What an `Idempotency-Key` replay may repeat of `answer`: without its shown-once secrets.
+    static func replayable(_ answer: Answer) -> JSONValue {
+        guard !answer.shownOnce.isEmpty, var o = answer.json.objectValue else { return answer.json }
+        let left = answer.shownOnce.filter { o[$0] != nil }
+        guard !left.isEmpty else { return answer.json }
+        for member in left { o[member] = nil }
+        o["replayNote"] = .string("a replay of the first answer under this Idempotency-Key, without \(left.joined(separator: ", ")): a secret is shown once, in the first answer only, and is not stored")
+        return .object(o)
+    }
 
     static func errorResponse(_ error: APIError) -> HTTPResponse {
         var response = HTTPResponse.json(error.status, bytes(error.json))
