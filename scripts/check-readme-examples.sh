@@ -41,5 +41,13 @@ for pair in "${examples[@]}"; do
   if cmp -s "$tmp" "$out"; then rm -f "$tmp"; else mv "$tmp" "$out"; fi
 done
 
-"$SWIFT" build --package-path "$consumer" --scratch-path "$root/.build/package-consumer" -Xswiftc -warnings-as-errors
+# SwiftPM does not notice a file added to or removed from the path dependency (Liveline itself) in
+# an existing scratch directory, and then fails with a missing conformance: start it afresh when the
+# list of Liveline's source files changed since its last build.
+scratch=$root/.build/package-consumer
+sources=$(cd "$root" && find Sources Examples -name '*.swift' | LC_ALL=C sort | cksum)
+if [ -d "$scratch" ] && [ "$(cat "$scratch/.liveline-sources" 2>/dev/null)" != "$sources" ]; then rm -rf "$scratch"; fi
+mkdir -p "$scratch"
+echo "$sources" >"$scratch/.liveline-sources"
+"$SWIFT" build --package-path "$consumer" --scratch-path "$scratch" -Xswiftc -warnings-as-errors
 echo "check-readme-examples: ${#examples[@]} document(s) and the public API compile as a user's package"
