@@ -77,6 +77,18 @@ final class InstallationAuthority: Sendable {
         return record
     }
 
+    /// Trusts `record` for its `secret` from now: called once the installation is committed, so the
+    /// app's first requests (registering its device and tokens, right after creating it) are served
+    /// without reading it back. Forgetting and invalidating drop it like any other entry.
+    func remember(_ record: InstallationRecord, secret: String) {
+        let digest = CredentialDigest(Digest.sha256(Array(secret.utf8)))
+        let now = ContinuousClock.now
+        cache.withLock { cache in
+            if cache.entries.count >= capacity { cache.entries.removeAll(keepingCapacity: true) }
+            cache.entries[digest] = (record, now)
+        }
+    }
+
     /// Forgets `installationID` (its secret changed or it went away): its old credential is
     /// looked up again, and refused, on its next request.
     func forget(_ installationID: String) {

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineCrypto
 import LivelineStore
+import Synchronization
 
 /// Installations, user binding and who may act on which activity (docs/security.md).
 extension Service {
@@ -25,9 +26,8 @@ extension Service {
         // An app key is bound to its app: it makes installations of that app only.
         try c.requireApp(bundleID)
         let made = InstallationAuthority.make(bundleID: bundleID, now: c.now)
-        // A claim gives an id a new secret: the old one is refused from this answer on.
-        defer { if let claimDevice { installations.forget(claimDevice) } }
-        return try await commitAsync(c) { tx in
+        let stored = Mutex<InstallationRecord?>(nil)
+        let answer = try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
             var record = made.record
             var device = DeviceRecord(deviceID: record.installationID, bundleID: bundleID, iosVersion: ios, userID: nil, frequentUpdates: frequent, updatedAt: c.now, userVerified: false)
@@ -45,6 +45,7 @@ extension Service {
             }
             try tx.insertInstallation(record)
             try tx.upsertDevice(device)
+            stored.withLock { $0 = record }
             var answer = Self.json(device).objectValue ?? [:]
             answer["installationID"] = .string(record.installationID)
             answer["secret"] = .string(made.secret)
@@ -53,6 +54,11 @@ extension Service {
             made.shownOnce = ["secret"]
             return made
         }
+        // A claim gives an id a new secret: the old one is refused from this answer on.
+        if let claimDevice { installations.forget(claimDevice) }
+        // Committed (not a replay, which runs nothing): the new credential is trusted at once.
+        if answer.replayed == nil, let record = stored.withLock({ $0 }) { installations.remember(record, secret: made.secret) }
+        return answer
     }
 
     /// `PUT /v1/apps/{bundleID}/token-secret` (admin): the HS256 secret the app's backend signs
