@@ -18,6 +18,12 @@ final class InstallationAuthority: Sendable {
     private struct Cache {
         var entries: [CredentialDigest: (record: InstallationRecord, at: ContinuousClock.Instant)] = [:]
         var generation = 0
+
+        /// Keeps `record` for `digest` from `at`, emptying a full table first.
+        mutating func keep(_ record: InstallationRecord, for digest: CredentialDigest, at: ContinuousClock.Instant, capacity: Int) {
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[digest] = (record, at)
+        }
     }
     private let cache = Mutex(Cache())
     let cacheLifetime: Duration
@@ -71,8 +77,7 @@ final class InstallationAuthority: Sendable {
         }
         cache.withLock { cache in
             guard cache.generation == generation else { return }
-            if cache.entries.count >= capacity { cache.entries.removeAll(keepingCapacity: true) }
-            cache.entries[presented] = (record, now)
+            cache.keep(record, for: presented, at: now, capacity: capacity)
         }
         return record
     }
@@ -83,10 +88,7 @@ final class InstallationAuthority: Sendable {
     func remember(_ record: InstallationRecord, secret: String) {
         let digest = CredentialDigest(Digest.sha256(Array(secret.utf8)))
         let now = ContinuousClock.now
-        cache.withLock { cache in
-            if cache.entries.count >= capacity { cache.entries.removeAll(keepingCapacity: true) }
-            cache.entries[digest] = (record, now)
-        }
+        cache.withLock { $0.keep(record, for: digest, at: now, capacity: capacity) }
     }
 
     /// Forgets `installationID` (its secret changed or it went away): its old credential is
