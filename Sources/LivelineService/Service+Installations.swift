@@ -2,7 +2,6 @@ import Foundation
 import LivelineCore
 import LivelineCrypto
 import LivelineStore
-import Synchronization
 
 /// Installations, user binding and who may act on which activity (docs/security.md).
 extension Service {
@@ -26,7 +25,6 @@ extension Service {
         // An app key is bound to its app: it makes installations of that app only.
         try c.requireApp(bundleID)
         let made = InstallationAuthority.make(bundleID: bundleID, now: c.now)
-        let stored = Mutex<InstallationRecord?>(nil)
         let answer = try await commitAsync(c) { tx in
             guard try tx.app(bundleID: bundleID) != nil else { throw APIError(404, "unknown-app", "bundleID \(bundleID) is not registered: POST /v1/apps first", field: "bundleID") }
             var record = made.record
@@ -45,7 +43,6 @@ extension Service {
             }
             try tx.insertInstallation(record)
             try tx.upsertDevice(device)
-            stored.withLock { $0 = record }
             var answer = Self.json(device).objectValue ?? [:]
             answer["installationID"] = .string(record.installationID)
             answer["secret"] = .string(made.secret)
@@ -56,8 +53,13 @@ extension Service {
         }
         // A claim gives an id a new secret: the old one is refused from this answer on.
         if let claimDevice { installations.forget(claimDevice) }
-        // Committed (not a replay, which runs nothing): the new credential is trusted at once.
-        if answer.replayed == nil, let record = stored.withLock({ $0 }) { installations.remember(record, secret: made.secret) }
+        // Committed (not a replay, which runs nothing): the new credential is trusted at once, under
+        // the id the answer gives (a claim's device id, or the new one).
+        if answer.replayed == nil, let id = answer.json["installationID"]?.stringValue {
+            var record = made.record
+            record.installationID = id
+            installations.remember(record, secret: made.secret)
+        }
         return answer
     }
 
