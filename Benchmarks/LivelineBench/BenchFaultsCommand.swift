@@ -13,8 +13,8 @@ import LivelineTesting
 /// prints its figures and `ok`, or what went wrong and exits 1. `make test` runs `--short`.
 enum BenchFaultsCommand: LivelineCommand {
     static let spec = CommandSpec(
-        path: "liveline-bench faults", abstract: "The fault suite: APNs faults, SIGKILL of instances on PostgreSQL, PostgreSQL stopped; nothing lost.",
-        usage: "[--short] [--pushes N] [--tokens N] [--goaway-every N] [--drop-every N] [--outage-seconds S] [--in-flight N] [--seed N] [--only apns|instances|outage]",
+        path: "liveline-bench faults", abstract: "The fault suite: APNs faults, SIGKILL of instances on PostgreSQL, PostgreSQL stopped and killed; nothing lost.",
+        usage: "[--short] [--pushes N] [--tokens N] [--goaway-every N] [--drop-every N] [--outage-seconds S] [--in-flight N] [--seed N] [--only apns|instances|outage|crash]",
         options: [
             .init(name: "short", valueName: nil, help: "The form `make test` runs: 3000 pushes, 1500 tokens, fault periods scaled down, an outage of three 503s."),
             .init(name: "pushes", valueName: "n", help: "Tokens in the APNs-faults fan-out (default 100000)."),
@@ -24,7 +24,7 @@ enum BenchFaultsCommand: LivelineCommand {
             .init(name: "outage-seconds", valueName: "s", help: "How long PostgreSQL stays stopped (default 10)."),
             .init(name: "in-flight", valueName: "n", help: "maxInFlight of each instance (default 1000)."),
             .init(name: "seed", valueName: "n", help: "The simulator's seed: the same seed, the same faults (default 10)."),
-            .init(name: "only", valueName: "part", help: "Run one part: apns, instances or outage."),
+            .init(name: "only", valueName: "part", help: "Run one part: apns, instances, outage or crash."),
         ],
         discussion: """
             apns       one update fanned out to N tokens by one `liveline serve` (SQLite) while the simulator
@@ -34,6 +34,10 @@ enum BenchFaultsCommand: LivelineCommand {
                        another stopped and started again.
             outage     PostgreSQL stopped during a fan-out and started again: the API answers 503
                        store-unavailable meanwhile, then recovers by itself.
+            crash      the same with PostgreSQL killed instead (SIGKILL to the postmaster and every
+                       backend: no shutdown checkpoint), so its next start runs crash recovery from the
+                       WAL; the database commits durably here (synchronous_commit on), as a production
+                       one does, and every answer the service gave before the kill must survive it.
             Each part checks: one final row per token, `sent` with an apns-id the simulator gave for that
             phone, every phone answered 200 (nothing lost); duplicates counted and bounded by what was
             in flight at each fault. PostgreSQL's server programs are needed (Debian: postgresql).
@@ -77,14 +81,15 @@ enum BenchFaultsCommand: LivelineCommand {
         guard s.pushes > 0, s.tokens >= 8, s.goAwayEvery > 1, s.dropEvery > 1, s.outageSeconds >= 0, (1...100_000).contains(s.inFlight) else {
             throw arguments.usageError("'--pushes', '--goaway-every', '--drop-every' and '--in-flight' must be positive, '--tokens' at least 8")
         }
-        let only = try arguments.choice("only", among: ["apns", "instances", "outage"])
+        let only = try arguments.choice("only", among: ["apns", "instances", "outage", "crash"])
         let workspace = try BenchWorkspace()
         defer { workspace.remove() }
         Console.out("liveline bench faults\(s.short ? " --short" : ""): \(ProcessInfo.processInfo.activeProcessorCount) cores, seed \(s.seed), maxInFlight \(s.inFlight)")
         var failures: [String] = []
         if only == nil || only == "apns" { failures += try await apnsFaults(workspace, s) }
         if only == nil || only == "instances" { failures += try await instances(workspace, s) }
-        if only == nil || only == "outage" { failures += try await outage(workspace, s) }
+        if only == nil || only == "outage" { failures += try await outage(workspace, s, .stop) }
+        if only == nil || only == "crash" { failures += try await outage(workspace, s, .crash) }
         if failures.isEmpty {
             Console.out("faults: ok")
             return 0
@@ -218,25 +223,46 @@ enum BenchFaultsCommand: LivelineCommand {
 
     // MARK: - The database going away
 
-    static func outage(_ workspace: BenchWorkspace, _ s: Settings) async throws -> [String] {
+    /// How the database goes away mid-fan-out.
+    enum Outage: String {
+        /// `pg_ctl stop -m fast`: connections closed, a shutdown checkpoint.
+        case stop = "outage"
+        /// SIGKILL to the server and its backends: no checkpoint, crash recovery at the next start.
+        case crash
+    }
+
+    static func outage(_ workspace: BenchWorkspace, _ s: Settings, _ kind: Outage) async throws -> [String] {
+        let part = kind.rawValue
         let cluster = try PostgresCluster.start()
         defer { cluster.remove() }
-        let url = try cluster.makeDatabase("liveline_outage")
+        let url = try cluster.makeDatabase("liveline_\(part)")
+        if kind == .crash {
+            // The throw-away cluster commits asynchronously (synchronous_commit=off on its command
+            // line): a killed server would lose what it had acknowledged in its last few hundred
+            // milliseconds, which no production database does. A database setting outranks the
+            // command line for the connections made after it.
+            let admin = try PostgresConnection(cluster.url)
+            defer { admin.close() }
+            try admin.execute("ALTER DATABASE liveline_crash SET synchronous_commit = on")
+        }
         let window = s.short ? 20 : s.inFlight
         let rig = try FanOutRig(workspace: workspace, phones: s.tokens, logCapacity: s.tokens * 3 + 10_000, seed: s.seed,
                                 faults: s.short ? [FaultRule(.latency(0.02))] : [])
-        let admin = try rig.seed(database: url, activityIDs: ["outage"])
+        let admin = try rig.seed(database: url, activityIDs: [part])
         var environment = rig.environment(database: url, s.serveEnvironment)
         environment["LIVELINE_MAX_IN_FLIGHT"] = String(window)
         let instance = try await FanOutRig.serve(environment)
         let api = try CurlClient(baseURL: instance.url, key: admin, workspace: workspace)
         var failures: [String] = []
         let start = Date()
-        let accepted = try api.expect("POST", "/v1/activities/outage/update", FanOutRig.updateBody(gate: "O1"))
+        let accepted = try api.expect("POST", "/v1/activities/\(part)/update", FanOutRig.updateBody(gate: "O1"))
         let registered = try api.call("PUT", "/v1/devices/before-outage", ["bundleID": .string(FanOutRig.bundle), "iosVersion": "18.2"])
         try await waitAccepted(rig, s.tokens / 4)
 
-        try cluster.stop()
+        switch kind {
+        case .stop: try cluster.stop()
+        case .crash: try await crash(cluster)
+        }
         let stopped = Date()
         let atStop = rig.simulator.counts.accepted
         // While the database is down: every answer is 503 store-unavailable (or the request was not
@@ -247,7 +273,7 @@ enum BenchFaultsCommand: LivelineCommand {
         var probe = 0
         while true {
             probe += 1
-            let path = probe % 2 == 0 ? "/v1/devices/during-\(probe)" : "/v1/activities/outage/update"
+            let path = probe % 2 == 0 ? "/v1/devices/during-\(probe)" : "/v1/activities/\(part)/update"
             let body: JSONValue = probe % 2 == 0 ? ["bundleID": .string(FanOutRig.bundle), "iosVersion": "18.2"] : FanOutRig.updateBody(gate: "X\(probe)")
             let (status, json) = try api.call(probe % 2 == 0 ? "PUT" : "POST", path, body)
             during[status, default: 0] += 1
@@ -272,32 +298,83 @@ enum BenchFaultsCommand: LivelineCommand {
             if status == 503 { after503 += 1 } else { unexpected.append("after the restart: \(status)"); break }
         }
         let recoverySeconds = Date().timeIntervalSince(restartedAt)
-        _ = try FanOutRig.waitFinal(api, "outage")
+        _ = try FanOutRig.waitFinal(api, part)
         let seconds = Date().timeIntervalSince(start)
         let status = await instance.stop()
         await rig.stop()
-        let outcome = try rig.check(database: url, activityID: "outage")
+        let outcome = try rig.check(database: url, activityID: part)
+        let recoveredFromCrash = kind == .crash ? try cluster.ranCrashRecovery() : false
         let store = try openStore(database: url)
         let devicesKept = try store.write { tx in [try tx.device("before-outage"), try tx.device("after-outage")].compactMap { $0 }.count }
-        let sendsAfter = try store.write { try $0.deliveryCounts(activityID: "outage") }.values.reduce(0, +)
+        let sendsAfter = try store.write { try $0.deliveryCounts(activityID: part) }.values.reduce(0, +)
         store.close()
-        Console.out("outage         \(s.tokens) tokens, PostgreSQL stopped at \(atStop) answered for \(String(format: "%.1f", restartedAt.timeIntervalSince(stopped))) s: "
+        Console.out("\(part.padding(toLength: 15, withPad: " ", startingAt: 0))\(s.tokens) tokens, PostgreSQL \(kind == .crash ? "killed (SIGKILL)" : "stopped") at \(atStop) answered for \(String(format: "%.1f", restartedAt.timeIntervalSince(stopped))) s: "
                     + "\(during.sorted { $0.key < $1.key }.map { "\($1)× \($0)" }.joined(separator: ", ")) meanwhile (\"\(message)\"); "
                     + "recovered \(String(format: "%.2f", recoverySeconds)) s after the start (\(after503) more 503s); run \(String(format: "%.1f", seconds)) s")
         Console.out("               \(outcome)")
         Console.out("               duplicates \(outcome.duplicates), at most \(window) (the pushes on the wire when the database went)")
-        if accepted["queued"]?.numberValue != Double(s.tokens) { failures.append("outage: the update queued \(accepted["queued"]?.jsonString ?? "?"), not \(s.tokens)") }
-        if registered.status != 201 { failures.append("outage: registration before the outage answered \(registered.status)") }
-        if during[503, default: 0] == 0 { failures.append("outage: no 503 while the database was down") }
-        if !unexpected.isEmpty { failures.append("outage: unexpected answers: \(unexpected.prefix(5))") }
-        if !recovered { failures.append("outage: the service did not recover within 60 s of the restart") }
-        if atStop >= s.tokens { failures.append("outage: the fan-out finished before the database stopped; nothing was proved") }
-        if !outcome.clean { failures.append("outage: \(outcome)") }
-        if sendsAfter != s.tokens { failures.append("outage: \(sendsAfter) rows, not \(s.tokens): a send refused during the outage was queued") }
-        if devicesKept != 2 { failures.append("outage: \(2 - devicesKept) accepted registrations lost") }
-        if outcome.duplicates > window { failures.append("outage: \(outcome.duplicates) duplicates, more than the window \(window)") }
-        if status != 0 { failures.append("outage: serve exited with \(status) on SIGTERM") }
+        if accepted["queued"]?.numberValue != Double(s.tokens) { failures.append("\(part): the update queued \(accepted["queued"]?.jsonString ?? "?"), not \(s.tokens)") }
+        if registered.status != 201 { failures.append("\(part): registration before the outage answered \(registered.status)") }
+        if during[503, default: 0] == 0 { failures.append("\(part): no 503 while the database was down") }
+        if !unexpected.isEmpty { failures.append("\(part): unexpected answers: \(unexpected.prefix(5))") }
+        if !recovered { failures.append("\(part): the service did not recover within 60 s of the restart") }
+        if atStop >= s.tokens { failures.append("\(part): the fan-out finished before the database stopped; nothing was proved") }
+        if !outcome.clean { failures.append("\(part): \(outcome)") }
+        if sendsAfter != s.tokens { failures.append("\(part): \(sendsAfter) rows, not \(s.tokens): a send refused during the outage was queued") }
+        if devicesKept != 2 { failures.append("\(part): \(2 - devicesKept) accepted registrations lost") }
+        if outcome.duplicates > window { failures.append("\(part): \(outcome.duplicates) duplicates, more than the window \(window)") }
+        if status != 0 { failures.append("\(part): serve exited with \(status) on SIGTERM") }
+        if kind == .crash, !recoveredFromCrash { failures.append("crash: PostgreSQL's log shows no crash recovery after the restart: the kill did not crash it") }
         return failures
+    }
+
+    /// SIGKILL to the cluster's postmaster and every process it started, as a crash or the OOM
+    /// killer would; returns once none of them runs (10 s at most).
+    static func crash(_ cluster: PostgresCluster) async throws {
+        let pidFile = cluster.directory + "/data/postmaster.pid"
+        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+              let postmaster = text.split(separator: "\n").first.flatMap({ Int32($0.trimmingCharacters(in: .whitespaces)) }) else {
+            throw CLIError(message: "crash: cannot read the postmaster's pid from \(pidFile)")
+        }
+        // Its children, read before the kill: once it is dead they are re-parented and no longer tell.
+        var victims = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // "pid (comm) state ppid …": the fields after the command's closing parenthesis.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { victims.append(pid) }
+        }
+        for pid in victims { _ = kill(pid, SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        // Gone from the process table, or a zombie its new parent has not reaped yet.
+        func running(_ pid: Int32) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+        }
+        while let alive = victims.first(where: running) {
+            guard ContinuousClock.now < deadline else { throw CLIError(message: "crash: PostgreSQL process \(alive) still runs 10 s after SIGKILL") }
+            try await Task.sleep(for: .milliseconds(5))  // polling the process table, bounded by the deadline
+        }
+        // The postmaster's new parent is init. An init that does not reap (a container's or a
+        // micro-VM's) leaves it a zombie, which PostgreSQL's lock-file checks (the data directory's
+        // and the socket's) take for a running server: remove the lock files as the server does
+        // for a dead pid. With a reaping init the server removes them itself.
+        if FileManager.default.fileExists(atPath: "/proc/\(postmaster)/stat") {
+            let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: cluster.directory)) ?? [])
+                .filter { $0.hasPrefix(".s.PGSQL.") && $0.hasSuffix(".lock") }.map { cluster.directory + "/" + $0 }
+            for file in [pidFile] + sockets where FileManager.default.fileExists(atPath: file) {
+                try FileManager.default.removeItem(atPath: file)
+            }
+        }
+    }
+}
+
+extension PostgresCluster {
+    /// Whether the server's log shows it recovered from a crash (WAL replay at start).
+    func ranCrashRecovery() throws -> Bool {
+        let log = try String(contentsOfFile: directory + "/server.log", encoding: .utf8)
+        return log.contains("not properly shut down; automatic recovery in progress")
     }
 }
 

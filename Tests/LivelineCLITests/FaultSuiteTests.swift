@@ -53,4 +53,15 @@ struct FaultSuiteTests {
         #expect(line.contains("the database is unavailable"), "\(line)")
         #expect(result.stdout.contains("1500 rows: 1500 sent, 0 not final, 0 failed"), "\(result.stdout)")
     }
+
+    @Test("PostgreSQL killed with SIGKILL during a fan-out: crash recovery at its start, every answer given before the kill survives, nothing lost",
+          .enabled(if: TestPostgres.runs, "SKIPPED: no PostgreSQL test server, so PostgreSQL's programs are taken as missing (LIVELINE_TEST_POSTGRES_URL is unset): run through scripts/with-postgres.sh, as make test does (LIVELINE_REQUIRE_SERVERS=1 runs it regardless)"))
+    func crash() async throws {
+        let result = try await Self.run("crash")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("crash ") }.map(String.init), "\(result.stdout)")
+        #expect(line.contains("PostgreSQL killed (SIGKILL)"), "\(line)")
+        #expect(line.contains("the database is unavailable"), "\(line)")
+        #expect(result.stdout.contains("1500 rows: 1500 sent, 0 not final, 0 failed"), "\(result.stdout)")
+        #expect(result.stdout.contains(" 0 phones without exactly one row, 0 lost"), "\(result.stdout)")
+    }
 }
