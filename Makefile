@@ -22,6 +22,8 @@ demo: ## Run the flight-tracker story end to end
 	@$(SWIFT) build --product liveline
 	@$(BIN) demo
 
+# Every `liveline serve` the tests start checks its answers against /openapi.json (checkAnswers).
+test: export LIVELINE_CHECK_ANSWERS := true
 test: ## Build and run every test (the store's PostgreSQL half on a throw-away server)
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests

@@ -130,7 +130,8 @@ extension Service {
             if let schema = route.requestSchema {
                 op["requestBody"] = ["required": true, "content": ["application/json": ["schema": schema]]]
             }
-            var responses: JSONObject = [String(route.success): ["description": "Success", "content": [route.pattern == "/metrics" ? "text/plain" : "application/json": ["schema": Schema.anyObject]]]]
+            let answer = route.pattern == "/metrics" ? ["text/plain": ["schema": Schema.string]] : ["application/json": ["schema": Self.answerSchemas[Self.routeKey(route)] ?? Schema.anyObject]] as JSONValue
+            var responses: JSONObject = [String(route.success): ["description": "Success", "content": answer]]
             for code in route.scope == nil ? ["503"] : ["400", "401", "403", "404", "409", "422", "429", "503"] {
                 responses[code] = ["description": "Error", "content": ["application/json": ["schema": errorSchema]]]
             }
@@ -147,6 +148,9 @@ extension Service {
             "components": ["securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "description": "An admin key, an app key (creates installations only) or an installation credential (ll_inst_…, its own device routes only)"]]],
         ]
     }
+
+    /// `"METHOD /pattern"`: how `answerSchemas` names a route.
+    static func routeKey(_ r: Route) -> String { "\(r.method) \(r.pattern)" }
 
     static func operationID(_ r: Route) -> String {
         r.method.lowercased() + r.segments.map { s in

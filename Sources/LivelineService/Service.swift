@@ -132,7 +132,7 @@ public final class Service: Sendable {
             for (name, value) in params { try Self.checkPathParameter(name, value) }
             response = try await run(route, request, params)
         } catch let error as APIError {
-            response = Self.errorResponse(error)
+            response = Self.errorResponse(configuration.checkAnswers ? checkedError(error, routeName: routeName) : error)
         } catch let error as StoreError {
             log("store: \(error.message)")
             response = Self.errorResponse(APIError(503, "store-unavailable", "the database is unavailable; nothing was changed. Try again"))
@@ -217,6 +217,7 @@ public final class Service: Sendable {
         }
         dispatcher.changes.answered(route, params, status: answer.status)
         if let text = answer.text { return .text(answer.status, text, contentType: "text/plain; version=0.0.4; charset=utf-8") }
+        if configuration.checkAnswers { try checkAnswer(answer.json, of: route) }
         return .json(answer.status, Self.bytes(answer.json))
     }
 

@@ -107,6 +107,11 @@ public struct ServiceConfiguration: Sendable {
     /// reported as not displayed (`no-receipt`).
     public var receiptWithin: Duration = .seconds(60)
 
+    /// Checks every answer against the schema `/openapi.json` publishes for it before it leaves,
+    /// and answers 500 `answer-off-contract` naming the difference instead (logged too). For the
+    /// project's own tests, the demo and a staging deployment: it costs a walk of each answer.
+    public var checkAnswers = false
+
     public init() {}
 
     /// A problem with the configuration, naming the setting.
@@ -124,7 +129,7 @@ public struct ServiceConfiguration: Sendable {
         "maxInstallationsPerUser", "interactionPayloadBytes", "interactionQuotaPerHour", "interactionRetentionDays",
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
         "tlsCertFile", "tlsKeyFile", "apnsSandboxHost", "apnsProductionHost", "pushToStartTokenMaxUnseenDays",
-        "startShownWithinSeconds", "receiptWithinSeconds", "channelLimit", "activityChannelGraceSeconds",
+        "startShownWithinSeconds", "receiptWithinSeconds", "channelLimit", "activityChannelGraceSeconds", "checkAnswers",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -221,6 +226,11 @@ public struct ServiceConfiguration: Sendable {
         case "kekFile": kekFile = text.isEmpty ? nil : text
         case "kek": kek = text.isEmpty ? nil : text
         case "webhookPreviousSecret": webhookPreviousSecret = text.isEmpty ? nil : text
+        case "checkAnswers":
+            guard let b = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
+                throw Problem(message: "\(source): checkAnswers must be true or false, got '\(text.prefix(20))'")
+            }
+            checkAnswers = b
         case "webhookAllowPrivate":
             guard let b = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][text.lowercased()] else {
                 throw Problem(message: "\(source): webhookAllowPrivate must be true or false, got '\(text.prefix(20))'")

@@ -77,7 +77,7 @@ extension DemoCommand {
         let service = try RunningProcess.start(executable, ["serve", "--port", "0", "--database", directory + "/liveline.db",
                                                             "--apns-host", "127.0.0.1:\(simPort)", "--ca-file", ca, "--admin-key-file", adminKeyFile,
                                                             "--start-shown-within", "\(startShownWithinSeconds)"],
-                                               environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_KEK": SecretBox.generateKeyText()]) { $1 },
+                                               environment: ProcessInfo.processInfo.environment.merging(["LIVELINE_KEK": SecretBox.generateKeyText(), "LIVELINE_CHECK_ANSWERS": "true"]) { $1 },
                                                keepStandardError: true)
         defer { service.send(SIGTERM) }
         let serveOut = try await service.output(containing: "Ready.")

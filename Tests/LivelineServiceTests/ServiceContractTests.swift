@@ -3,41 +3,6 @@ import LivelineCore
 @testable import LivelineService
 import Testing
 
-/// The subset of JSON Schema `/openapi.json` uses: type (one or a list), properties, required,
-/// items, enum, additionalProperties (false or a schema). Returns what does not conform.
-func schemaViolations(_ value: JSONValue, _ schema: JSONValue, at path: String = "$") -> [String] {
-    var problems: [String] = []
-    if let allowed = schema["enum"]?.arrayValue, !allowed.contains(value) { problems.append("\(path): \(value) is not one of \(allowed)") }
-    let types = schema["type"].map { $0.arrayValue?.compactMap(\.stringValue) ?? [$0.stringValue ?? ""] } ?? []
-    func isType(_ t: String) -> Bool {
-        switch (t, value) {
-        case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null), ("number", .number): return true
-        case ("integer", .number(let n)): return n == n.rounded()
-        default: return false
-        }
-    }
-    if !types.isEmpty, !types.contains(where: isType) { return problems + ["\(path): expected \(types.joined(separator: " or ")), got \(value.typeName)"] }
-    if case .object(let object) = value {
-        let properties = schema["properties"]?.objectValue ?? JSONObject()
-        for name in schema["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where object[name] == nil {
-            problems.append("\(path): required member \(name) is missing")
-        }
-        for member in object {
-            if let p = properties[member.key] {
-                problems += schemaViolations(member.value, p, at: "\(path).\(member.key)")
-            } else if let extra = schema["additionalProperties"] {
-                if extra == .bool(false) { problems.append("\(path): member \(member.key) is not declared") } else if extra.objectValue != nil {
-                    problems += schemaViolations(member.value, extra, at: "\(path).\(member.key)")
-                }
-            }
-        }
-    }
-    if case .array(let items) = value, let itemSchema = schema["items"] {
-        for (i, item) in items.enumerated() { problems += schemaViolations(item, itemSchema, at: "\(path)[\(i)]") }
-    }
-    return problems
-}
-
 /// A valid value for a declared property (an object gets its required members).
 func sampleValue(_ schema: JSONValue) -> JSONValue {
     if let first = schema["enum"]?.arrayValue?.first { return first }
@@ -138,6 +103,50 @@ struct ServiceContractTests {
         #expect(r.status == 400 && r.errorCode == "unknown-field", "\(r.json)")
     }
 
+    @Test("every route publishes its success answer's schema, and the served document carries it")
+    func everyAnswerDeclared() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        let doc = try await f.admin.call("GET", "/openapi.json", key: .some(nil))
+        var missing: [String] = []
+        for route in f.server.service.routes where route.pattern != "/metrics" {
+            let published = doc.json["paths"]?[route.pattern]?[route.method.lowercased()]?["responses"]?[String(route.success)]?["content"]?["application/json"]?["schema"]
+            if Service.answerSchemas[Service.routeKey(route)] == nil || published != Service.answerSchemas[Service.routeKey(route)] { missing.append(Service.routeKey(route)) }
+        }
+        #expect(missing.isEmpty, "routes without a published answer schema: \(missing)")
+        #expect(Set(Service.answerSchemas.keys).isSubset(of: Set(f.server.service.routes.map(Service.routeKey))), "schemas declared for no route")
+    }
+
+    @Test("with checkAnswers, an answer that differs from its declaration leaves as 500 answer-off-contract naming the member")
+    func offContractAnswersAreCaught() async throws {
+        let f = try await ServiceFixture()
+        defer { Task { await f.stop() } }
+        let service = f.server.service
+        let route = try #require(service.routes.first { $0.method == "GET" && $0.pattern == "/healthz" })
+        // The real answer passes; one member more, one missing or one of the wrong type does not.
+        let real = try await f.admin.call("GET", "/healthz", key: .some(nil))
+        #expect(real.status == 200)
+        try service.checkAnswer(real.json, of: route)
+        var extra = try #require(real.json.objectValue)
+        extra["uptime"] = 3
+        #expect(throws: APIError.self) { try service.checkAnswer(.object(extra), of: route) }
+        do {
+            try service.checkAnswer(.object(extra), of: route)
+        } catch {
+            #expect(error.status == 500 && error.code == "answer-off-contract" && error.message.contains("uptime"), "\(error.message)")
+        }
+        #expect(throws: APIError.self) { try service.checkAnswer(["status": "ok"], of: route) }
+        #expect(throws: APIError.self) { try service.checkAnswer(["status": "ok", "database": 1], of: route) }
+        // Dates are checked as dates.
+        let keys = try #require(service.routes.first { $0.method == "DELETE" && $0.pattern == "/v1/keys/{keyID}" })
+        let key: JSONValue = ["id": "k", "scope": "app", "createdAt": "2026-12-03T20:00:00Z", "state": "revoked", "revokedAt": "1764792000"]
+        #expect(throws: APIError.self) { try service.checkAnswer(key, of: keys) }
+        // An error answer with a member the error schema does not publish.
+        let checked = service.checkedError(APIError(409, "conflict", "x", details: ["surprise": 1]), routeName: "GET /x")
+        #expect(checked.code == "answer-off-contract" && checked.message.contains("surprise"), "\(checked.message)")
+        #expect(service.checkedError(APIError(409, "conflict", "x"), routeName: "GET /x").code == "conflict")
+    }
+
     @Test("every error answer conforms to the published error schema")
     func errorAnswersMatchTheSchema() async throws {
         let f = try await ServiceFixture { $0.startBudget = 1 }
@@ -171,12 +180,12 @@ struct ServiceContractTests {
             let r = try await f.admin.call(method, path, json: json, raw: raw)
             #expect(r.status >= 400 && r.status < 600, "\(method) \(path) answered \(r.status): \(r.json)")
             if !code.isEmpty { #expect(r.errorCode == code, "\(method) \(path): \(r.json)") }
-            let problems = schemaViolations(r.json, schema)
+            let problems = SchemaCheck.violations(r.json, schema)
             #expect(problems.isEmpty, "\(method) \(path) → \(r.json) breaks the error schema: \(problems)")
         }
         // The checker itself refuses what the schema does not declare.
-        #expect(!schemaViolations(["error": ["code": "x", "message": "y", "surprise": 1]], schema).isEmpty)
-        #expect(!schemaViolations(["error": ["code": "x", "message": "y", "retryAfterSeconds": "soon"]], schema).isEmpty)
+        #expect(!SchemaCheck.violations(["error": ["code": "x", "message": "y", "surprise": 1]], schema).isEmpty)
+        #expect(!SchemaCheck.violations(["error": ["code": "x", "message": "y", "retryAfterSeconds": "soon"]], schema).isEmpty)
     }
 
     @Test("a number in a date field is 422 unix-date with lint's finding, in every date field")

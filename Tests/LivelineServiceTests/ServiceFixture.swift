@@ -97,6 +97,8 @@ final class ServiceFixture: @unchecked Sendable {
         config.rateBurst = 1_000_000
         // The apps' .p8 keys are stored encrypted in every test, under a key made for the run.
         config.kek = SecretBox.generateKeyText()
+        // Every answer of every service test is checked against /openapi.json's schemas.
+        config.checkAnswers = true
         configure(&config)
         configuration = config
         server = try store.map { try ServiceServer.start(config, store: try $0.open(config)) { _ in } } ?? ServiceServer.start(config) { _ in }
