@@ -16,6 +16,8 @@ struct ElementRenderer {
     var ringLimit: Double = 44
     /// Set while drawing a Mask's mask element: the masked content, which each opaque shape shows.
     var maskCopy: String?
+    /// Set inside a Mask (its content and its mask element), where a nested Mask is not drawn as one.
+    var inMask = false
     /// Inside a GlassContainer: the distance under which its glass shapes merge into one (`spacing`, 0 by default).
     var glassMerge: Double = 0
 

@@ -172,3 +172,27 @@ import Testing
         }
     }
 }
+
+/// A Mask draws its children once per opaque shape of its mask element: a hostile layout must not
+/// turn that into a page that grows with the product of nested masks' shapes.
+@Suite struct MaskBoundsTests {
+    static func mask(shapes: Int, content: String) -> String {
+        let pill = ##"{"type":"VStack","props":{"style":{"width":4,"height":4,"backgroundColor":"#FFFFFF"}}}"##
+        return ##"{"type":"Mask","props":{"maskElement":{"type":"HStack","children":[\##(Array(repeating: pill, count: shapes).joined(separator: ","))]}},"children":[\##(content)]}"##
+    }
+
+    @Test("a mask element of 24 shapes draws 24 copies; more, or a Mask inside a Mask, draws the children once, unmasked")
+    func bounded() throws {
+        let text = #"{"type":"Text","children":"inside"}"#
+        func copies(_ layout: String) throws -> Int {
+            let lock = try #require(try ActivityPreviewTests.document(#"{"lockScreen":\#(layout)}"#, presentations: [.lockScreen]).fragments[.lockScreen])
+            return Fixtures.count(">inside<", in: lock)
+        }
+        // The hidden layout copy plus one per shape.
+        #expect(try copies(Self.mask(shapes: 24, content: text)) == 25)
+        #expect(try copies(Self.mask(shapes: 25, content: text)) == 1)
+        // Three levels of 20 shapes: 21 copies of the outer content (each holding the inner Masks' children once), not 21³.
+        let nested = Self.mask(shapes: 20, content: Self.mask(shapes: 20, content: Self.mask(shapes: 20, content: text)))
+        #expect(try copies(nested) == 21)
+    }
+}
