@@ -49,6 +49,9 @@ struct SymbolMetrics: Sendable {
             // 17.67 × 24.67, the inks 16 apart in a stack spaced 8 (music-player).
             "forward": SymbolMetrics(inkWidth: 1.344, inkHeight: 0.756, leading: 0.133, trailing: 0.133, grid: grid(2.5, 6, 21, 18)),
             "backward": SymbolMetrics(inkWidth: 1.344, inkHeight: 0.756, leading: 0.133, trailing: 0.133, grid: grid(3, 6, 21.5, 18)),
+            // location.north.fill at 28 pt turned 120° (compass): its ink spans 29.67 × 24.0; the unturned arrow
+            // whose outline is the stand-in's and which turned spans that box is 0.85 × 0.98 of the size.
+            "location.north": SymbolMetrics(inkWidth: 0.85, inkHeight: 0.98, leading: 0.08, trailing: 0.08, grid: grid(5.5, 2.5, 18.5, 20.5)),
             "pause": SymbolMetrics(inkWidth: 0.589, inkHeight: 0.822, leading: 0.133, trailing: 0.133, grid: grid(6, 4, 18, 20)),
         ]
     }()

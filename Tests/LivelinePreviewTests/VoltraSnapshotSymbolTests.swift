@@ -110,6 +110,32 @@ import Testing
         #expect(abs(inset - 11.67) <= 1.5, "the arrow's ink \(inset) pt inside the badge, the device 11.67")
     }
 
+    @Test("location.north.fill at 28 pt turned 120° spans the compass's 29.67 × 24.0 box")
+    func turnedArrow() async throws {
+        // compass-live-activity-preview.png: the arrow's ink spans x 23.0–52.67, y 64.0–88.0 inside a 48-pt circle.
+        let layout = ##"{"type":"Symbol","props":{"name":"location.north.fill","tintColor":"#3B82F6","size":28,"style":{"transform":[{"rotate":"120deg"}]}}}"##
+        // The drawn outline's points in the page (the path sampled along its length, through the turned frame), widened by half the stroke.
+        let probe = """
+            const out = [...document.querySelectorAll(".ll-sym svg")].map(svg => {
+              let x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+              for (const p of svg.querySelectorAll("path")) {
+                const m = p.getScreenCTM(), n = p.getTotalLength(), half = parseFloat(getComputedStyle(p).strokeWidth) / 2;
+                const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+                for (let i = 0; i <= 400; i++) {
+                  const q = p.getPointAtLength(n * i / 400).matrixTransform(m);
+                  x0 = Math.min(x0, q.x - half * scale); x1 = Math.max(x1, q.x + half * scale);
+                  y0 = Math.min(y0, q.y - half * scale); y1 = Math.max(y1, q.y + half * scale);
+                }
+              }
+              return {x0: x0 - frame.left, x1: x1 - frame.left, y0: y0 - frame.top, y1: y1 - frame.top};
+            });
+            """
+        let entry = try #require(try await BrowserLayoutTests.render(try Self.page(layout, probe: probe)).first)
+        let width = (entry["x1"]?.numberValue ?? .nan) - (entry["x0"]?.numberValue ?? .nan)
+        let height = (entry["y1"]?.numberValue ?? .nan) - (entry["y0"]?.numberValue ?? .nan)
+        #expect(abs(width - 29.67) <= 1.5 && abs(height - 24) <= 1.5, "turned ink \(width) × \(height), the device 29.67 × 24.0")
+    }
+
     /// workout-tracker-live-activity-preview.png: the heart-rate zones, one gradient shown through a
     /// mask of five pills (HStack spacing 4, `flex: 1`, 8 tall) inside 16-pt padding: drawn at x
     /// 16–79.33, 83.33–146.33, 150.33–213.67, 217.67–280.67, 284.67–348, y 61.67–69.67.
