@@ -1,7 +1,10 @@
 /// SF Symbol names as inline SVG stand-ins.
 extension ElementRenderer {
     /// The inline SVG of an SF Symbol's stand-in, or a labelled placeholder for a name without one.
-    static func symbol(_ name: String, weight: String?) -> String {
+    /// With `ink`, the stand-in's `grid` box is drawn over that box of the symbol's frame (the room
+    /// the SF Symbol's ink takes there); without it, the whole 24-point grid fills the frame.
+    static func symbol(_ name: String, weight: String?, ink: (x: Double, y: Double, width: Double, height: Double)? = nil,
+                       grid: (x: Double, y: Double, width: Double, height: Double) = (0, 0, 24, 24)) -> String {
         let stroke: Double = switch weight {
         case "ultraLight": 1
         case "thin": 1.25
@@ -17,7 +20,10 @@ extension ElementRenderer {
             let short = name.split(separator: ".").first.map(String.init) ?? "?"
             return "<span class=\"ll-sym-label\">\(CSS.escape(String(short.prefix(6))))</span>"
         }
-        let open = "<svg viewBox=\"0 0 24 24\" width=\"100%\" height=\"100%\" fill=\"none\" stroke=\"currentColor\" "
+        let frame = ink.map { "viewBox=\"\(CSS.number(grid.x)) \(CSS.number(grid.y)) \(CSS.number(grid.width)) \(CSS.number(grid.height))\" "
+            + "preserveAspectRatio=\"none\" width=\"\(CSS.number($0.width))\" height=\"\(CSS.number($0.height))\" style=\"margin-left:\(CSS.px($0.x))\"" }
+            ?? "viewBox=\"0 0 24 24\" width=\"100%\" height=\"100%\""
+        let open = "<svg \(frame) fill=\"none\" stroke=\"currentColor\" "
             + "stroke-width=\"\(CSS.number(stroke))\" stroke-linecap=\"round\" stroke-linejoin=\"round\" aria-hidden=\"true\">"
         let id = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60))
         let glyph = icon.parts.map { $0.svg(filled: icon.filled) }.joined()

@@ -14,6 +14,12 @@ struct ElementRenderer {
     /// The largest ring a gauge or circular progress view draws at (smaller in the compact and
     /// minimal Island, where accessory gauges fit the 36.67-point height).
     var ringLimit: Double = 44
+    /// Set while drawing a Mask's mask element: the masked content, which each opaque shape shows.
+    var maskCopy: String?
+    /// Set inside a Mask (its content and its mask element), where a nested Mask is not drawn as one.
+    var inMask = false
+    /// Inside a GlassContainer: the distance under which its glass shapes merge into one (`spacing`, 0 by default).
+    var glassMerge: Double = 0
 
     /// The axis of the stack an element sits in, which decides what a Spacer or a fill does.
     enum Axis { case vertical, horizontal, overlay }
@@ -25,14 +31,23 @@ struct ElementRenderer {
         stack(list, axis: .vertical, spacing: nil)
     }
 
-    /// The element as HTML, placed in a stack along `axis`.
-    func render(_ e: UIElement, in axis: Axis) -> String {
+    /// The element as HTML, placed in a stack along `axis`; without its own glass when `glass` is
+    /// false (it is part of a merged glass shape, GlassContainer).
+    func render(_ e: UIElement, in axis: Axis, glass: Bool = true) -> String {
         let style = PreviewValues.style(e)
         if style["display"]?.stringValue == "none" { return "" }
         var css = placement(e, in: axis) + styles.declarations(style)
+        if !glass {
+            let own = StyleCSS.glass(style)
+            css.removeAll { own.contains($0) }
+        }
         let id = e.idString.map { " data-id=\"\(CSS.escape($0))\"" } ?? ""
         func tag(_ name: String, _ cls: String, _ extra: [String], _ inner: String, attributes: String = "") -> String {
-            "<\(name) class=\"\(cls)\"\(id)\(attributes)\(CSS.style(extra + css))>\(inner)</\(name)>"
+            if let copy = maskCopy, let shape = Self.maskShape(style, extra + css) {
+                // Inside a Mask's mask element: the shape shows the masked content instead of its own fill.
+                return "<\(name) class=\"\(cls) ll-mask-shape\"\(id)\(attributes)\(CSS.style(shape))>\(inner)\(copy)</\(name)>"
+            }
+            return "<\(name) class=\"\(cls)\"\(id)\(attributes)\(CSS.style(extra + css))>\(inner)</\(name)>"
         }
         switch e.component {
         case .text:
@@ -44,14 +59,15 @@ struct ElementRenderer {
             if axis == .horizontal { extra.append("flex:1 1 auto") }
             return tag("span", "ll-text ll-timer", extra, CSS.escape(values.timerText(e)), attributes: timerData(e))
         case .symbol:
-            let size = Layout.symbolSize(e)
-            var extra = ["width:\(CSS.px(size))", "height:\(CSS.px(size))"]
+            let name = PreviewValues.string(e, "name") ?? ""
+            let box = SymbolMetrics.box(name, size: Layout.symbolSize(e))
+            var extra = ["width:\(CSS.px(box.width))", "height:\(CSS.px(box.height))"]
             // `tintColor`, else the first of `colors` (palette and multicolor symbols draw in one colour here).
             let first = PreviewValues.string(e, "colors")?.split(separator: "|").first.map { JSONValue.string(String($0)) }
             if let tint = styles.color(PreviewValues.value(e, "tintColor")) ?? styles.color(first) { extra.append("color:\(tint)") }
-            let name = PreviewValues.string(e, "name") ?? ""
-            let inner = Self.symbol(name, weight: PreviewValues.string(e, "weight"))
             let known = Symbols.resolve(name) != nil
+            if known { extra.append("justify-content:flex-start") }
+            let inner = Self.symbol(name, weight: PreviewValues.string(e, "weight"), ink: box.ink, grid: SymbolMetrics.of(name).grid)
             return tag("span", known ? "ll-sym" : "ll-sym ll-sym-missing", extra, inner,
                        attributes: " data-symbol=\"\(CSS.escape(name))\" title=\"\(CSS.escape(name))\"")
         case .label:
@@ -80,7 +96,12 @@ struct ElementRenderer {
         case .linearProgressView: return linearProgress(e, tag: tag)
         case .circularProgressView: return circularProgress(e, tag: tag)
         case .gauge: return gauge(e, tag: tag)
-        case .vStack, .glassContainer, .mask, .link, .view:
+        case .mask: return mask(e, tag: tag)
+        case .glassContainer where glassMerge == 0 && PreviewValues.number(e, "spacing").map({ $0 > 0 && $0.isFinite }) == true:
+            var merging = self
+            merging.glassMerge = min(PreviewValues.number(e, "spacing") ?? 0, 1000)
+            return merging.render(e, in: axis, glass: glass)
+        case .vStack, .glassContainer, .link, .view:
             if e.component == .view || PreviewValues.string(e, "layout") == "flex" { return flex(e, tag: tag) }
             let align = Self.crossAlign(PreviewValues.string(e, "alignment"), vertical: false)
             let inner = stack(PreviewValues.children(e), axis: .vertical, spacing: PreviewValues.stackSpacing(e))
@@ -128,6 +149,7 @@ struct ElementRenderer {
     /// Children of a stack with SwiftUI's spacing: `spacing` between each pair, or by default 8
     /// between views and 2 between texts on top of each other (text spacing comes from the font's leading).
     func stack(_ children: [UIElement], axis: Axis, spacing: Double?) -> String {
+        if glassMerge > 0, let merged = mergedGlassStack(children, axis: axis, spacing: spacing) { return merged }
         var out = ""
         var previous: UIElement?
         for child in children where PreviewValues.style(child)["display"]?.stringValue != "none" {

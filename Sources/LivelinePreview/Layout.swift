@@ -39,8 +39,8 @@ enum Layout {
         }
     }
 
-    /// A symbol's frame: its point `size` (default 24), about a fifth smaller or larger at the
-    /// `small` and `large` image scales.
+    /// A symbol's point size: its `size` (default 24), about a fifth smaller or larger at the
+    /// `small` and `large` image scales. Its frame is SymbolMetrics's box at that size.
     static func symbolSize(_ e: UIElement) -> Double {
         let size = PreviewValues.number(e, "size").map { min(max($0, 1), 400) } ?? 24
         switch PreviewValues.string(e, "scale") {
@@ -149,8 +149,8 @@ enum Layout {
             let t = textSize(PreviewValues.string(e, "title") ?? "", e, font: font, width: width, singleLine: true)
             return (t.width + font * 1.45, max(t.height, font * 1.2))
         case .symbol:
-            let s = symbolSize(e)
-            return (s, s)
+            let box = SymbolMetrics.box(PreviewValues.string(e, "name") ?? "", size: symbolSize(e))
+            return (box.width, box.height)
         case .image:
             let style = PreviewValues.style(e)
             return (style["width"]?.numberValue ?? 40, style["height"]?.numberValue ?? 40)

@@ -10,6 +10,17 @@ struct StyleCSS {
     var textScale: Double = 1
 
     /// A length: a number, a numeric string, `"N%"` or `auto`.
+    /// iOS 26's Liquid Glass (`glassEffect` `regular` or `clear`): a translucent capsule (its default
+    /// shape) over what lies behind; nothing for other values.
+    static func glass(_ style: JSONObject) -> [String] {
+        let kind = (style["glassEffect"]?.stringValue ?? "").lowercased()
+        guard kind == "regular" || kind == "clear" else { return [] }
+        var out = ["background:rgba(255,255,255,\(kind == "regular" ? "0.18" : "0.08"))", "backdrop-filter:blur(12px)",
+                   "box-shadow:inset 0 0 0 0.5px rgba(255,255,255,0.4)"]
+        if style["borderRadius"] == nil { out.append("border-radius:999px") }
+        return out
+    }
+
     static func length(_ v: JSONValue) -> String? {
         if let n = v.numberValue, n.isFinite { return CSS.px(n) }
         if let s = v.stringValue {
@@ -96,12 +107,7 @@ struct StyleCSS {
             case "alignItems", "alignSelf", "justifyContent", "flexDirection":
                 if let s = v.stringValue, s.allSatisfy({ $0.isLetter || $0 == "-" }), s.count < 20 { out.append("\(Self.kebab(member.key)):\(s)") }
             case "glassEffect":
-                // iOS 26's Liquid Glass: a translucent capsule (its default shape) over what lies behind.
-                let kind = (v.stringValue ?? "").lowercased()
-                guard kind == "regular" || kind == "clear" else { continue }
-                out += ["background:rgba(255,255,255,\(kind == "regular" ? "0.18" : "0.08"))", "backdrop-filter:blur(12px)",
-                        "box-shadow:inset 0 0 0 0.5px rgba(255,255,255,0.4)"]
-                if style["borderRadius"] == nil { out.append("border-radius:999px") }
+                out += Self.glass(style)
             case "gap", "top", "left", "position":
                 continue  // a stack's spacing, and placement, below
             case "shadowRadius":

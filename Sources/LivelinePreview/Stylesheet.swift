@@ -34,6 +34,11 @@ enum Stylesheet {
         .ll-preview .ll-h{display:flex;flex-direction:row;justify-content:center;position:relative}\
         .ll-preview .ll-z{display:grid;position:relative}\
         .ll-preview .ll-z>*{grid-area:1/1}\
+        .ll-preview .ll-mask-content{display:grid;visibility:hidden}.ll-preview .ll-mask-content>*{grid-area:1/1}\
+        .ll-preview .ll-mask-layer{position:absolute;inset:0;display:grid;place-items:center}.ll-preview .ll-mask-layer>*{grid-area:1/1}\
+        .ll-preview .ll-mask-layer :not(.ll-mask-copy,.ll-mask-copy *){position:static!important}\
+        .ll-preview .ll-mask-copy{position:absolute;left:0;top:0;width:100%;height:100%;display:grid;visibility:visible}\
+        .ll-preview .ll-mask-copy>*{grid-area:1/1}\
         .ll-preview .ll-gap{display:block;flex:none}\
         .ll-preview .ll-spacer{display:block}\
         .ll-preview .ll-text{display:block;flex:0 1 auto;white-space:pre-wrap;overflow-wrap:normal;word-break:normal}\

@@ -122,6 +122,21 @@ enum Symbols {
         "cloud.rain": "cloud", "cloud.sun": "cloud", "medal": "trophy", "figure.outdoor.cycle": "bicycle",
     ]
 
+    /// The name of the icon that stands for an SF name (`heart` for `heart.fill`), nil when none does or
+    /// when it is drawn inside an enclosing circle or square.
+    static func key(_ name: String) -> String? {
+        var components = name.split(separator: ".").map(String.init)
+        if components.last == "fill" { components.removeLast() }
+        if components.count > 1, let last = components.last, ["circle", "square"].contains(last) { return nil }
+        while !components.isEmpty {
+            let key = components.joined(separator: ".")
+            let resolved = aliases[key] ?? key
+            if icons[resolved] != nil { return resolved }
+            components.removeLast()
+        }
+        return nil
+    }
+
     /// The icon parts for an SF name, whether it is the `.fill` variant, and the enclosing shape
     /// (`circle`, `square`) of names like `checkmark.circle.fill`; nil when no icon stands for it.
     static func resolve(_ name: String) -> (parts: [Part], filled: Bool, enclosure: String?)? {

@@ -124,8 +124,10 @@ import Testing
     func knownSymbols(name: String) throws {
         let lock = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"\#(name)","size":30}}}"#).fragments[.lockScreen])
         #expect(lock.contains("<span class=\"ll-sym\" data-symbol=\"\(name)\""), "\(lock)")
-        #expect(lock.contains("<svg viewBox=\"0 0 24 24\"") && lock.contains("<path d=\""))
-        #expect(lock.contains("width:30px;height:30px"))
+        // The frame SF Symbols take at 30 pt (SymbolMetrics), the stand-in's ink stretched over the symbol's ink box in it.
+        let box = SymbolMetrics.box(name, size: 30)
+        #expect(lock.contains("<svg viewBox=\"") && lock.contains("preserveAspectRatio=\"none\" width=\"\(CSS.number(box.ink.width))\"") && lock.contains("<path d=\""))
+        #expect(lock.contains("width:\(CSS.px(box.width));height:\(CSS.px(box.height))") && box.width > 30 && box.height > 27)
         #expect(!lock.contains("ll-sym-missing"))
     }
 
@@ -139,7 +141,11 @@ import Testing
         #expect(!ElementRenderer.symbol("clock", weight: nil).contains("<mask"))
         #expect(ElementRenderer.symbol("star", weight: "bold") != ElementRenderer.symbol("star", weight: "thin"))
         let scaled = try #require(try Self.document(#"{"lockScreen":{"type":"HStack","children":[{"type":"Symbol","props":{"name":"car.fill","scale":"large"}},{"type":"Symbol","props":{"name":"car","scale":"small","size":20}}]}}"#).fragments[.lockScreen])
-        #expect(scaled.contains("width:30px;height:30px") && scaled.contains("width:16px;height:16px"))
+        // car (not measured): ink 0.92 of the point size, 0.08 each side and 0.06 above and below; 30 pt large, 16 pt small.
+        #expect(scaled.contains("width:32.4px;height:31.2px") && scaled.contains("width:17.28px;height:16.64px"), "\(scaled)")
+        // heart (measured): 0.97 × 0.90 of the size, so at 30 pt a frame 33.9 wide with ink 29.1 × 26.97.
+        let heart = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"heart.fill","size":30}}}"#).fragments[.lockScreen])
+        #expect(heart.contains("width:33.9px;height:30.57px") && heart.contains("width=\"29.1\" height=\"26.97\""), "\(heart)")
         let lock = try #require(try Self.document(#"{"lockScreen":{"type":"Symbol","props":{"name":"cup.unknown.thing"}}}"#).fragments[.lockScreen])
         #expect(lock.contains("class=\"ll-sym ll-sym-missing\" data-symbol=\"cup.unknown.thing\""))
         #expect(lock.contains("<span class=\"ll-sym-label\">cup</span>") && !lock.contains("<svg"))

@@ -67,7 +67,7 @@ import Testing
             #expect(document.warnings.isEmpty)
             let lock = try #require(document.fragments[.lockScreen])
             #expect(lock.contains(">LIS<") && lock.contains(">ZRH<") && lock.contains(">Boards in 5:00<"))
-            #expect(lock.contains("data-symbol=\"airplane\" title=\"airplane\" style=\"width:24px;height:24px;color:#38BDF8;flex-shrink:0\"><svg"))
+            #expect(lock.contains("data-symbol=\"airplane\" title=\"airplane\" style=\"width:29.47px;height:26.88px;color:#38BDF8;justify-content:flex-start;flex-shrink:0\"><svg"))
             // The JSON form joins a Text's array of strings.
             #expect(document.fragments[.islandCompact]?.contains(">Gate B12</span>") == true)
             #expect(document.box(.lockScreen)?.background == "#0B1220")
