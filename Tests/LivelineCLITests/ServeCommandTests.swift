@@ -108,6 +108,11 @@ struct ServeCommandTests {
         #expect(scene7.contains("service  iphone-13 push-to-start ") && scene7.contains("device   iphone-13: APNs accepted it (200), and the Lock Screen shows nothing"), "\(out)")
         #expect(scene7.contains(": iphone-13 started, reachable false, reason start-never-shown: APNs accepted the push-to-start at "), "\(out)")
         #expect(scene7.contains("no update token or receipt came from the device within 2 s"), "\(out)")
+        // Renewal past 8 hours, on a virtual clock: two successors, one activity shown after each, the landing at 20 hours (RenewalTests).
+        let scene8 = out.components(separatedBy: "== 8.").last ?? ""
+        #expect(scene8.contains("renewal 2: 1 successor push-started with the current content (departed); the phone shows 2"), "\(out)")
+        #expect(scene8.contains("confirmed: generation 3; the predecessor ended with the same content; the phone shows 1"), "\(out)")
+        #expect(scene8.contains("end: landed → the phone shows 1 activity, ended, landed") && !scene8.contains("FAILED"), "\(out)")
         #expect(out.contains("0 rejected, 1 dropped on a device"), "\(out)")
         #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
         #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))
