@@ -63,17 +63,20 @@ extension Service {
         var start: LiveActivityPush
         var state: JSONObject?
         var staleDate: Date?
+        /// The send that carried `state`.
+        var stateSendID: Int64?
     }
 
     private static func renewalContent(_ activityID: String, _ tx: any StoreTransaction) throws -> RenewalContent? {
         var seen = Set<Int64>()
         var state: JSONObject?
         var stale: Date?
+        var sentBy: Int64?
         var found = false
         for row in try tx.deliveries(activityID: activityID, limit: 2000) where seen.insert(row.sendID).inserted {  // newest first
             guard let send = try tx.send(row.sendID), let json = try? JSONValue.parse(send.body), let push = try? LiveActivityPush(body: json) else { continue }
-            if !found, let s = push.contentState { state = s; stale = push.staleDate; found = true }
-            if push.event == .start { return RenewalContent(start: push, state: state, staleDate: stale) }
+            if !found, push.event != .end, let s = push.contentState { state = s; stale = push.staleDate; sentBy = send.id; found = true }
+            if push.event == .start { return RenewalContent(start: push, state: state, staleDate: stale, stateSendID: sentBy) }
         }
         return nil
     }
@@ -99,6 +102,7 @@ extension Service {
                     activity.startedAt = row.requestedAt
                 }
                 row.endSendID = try endPredecessor(row, &activity, content, tx, now: now)
+                if by == "update-token" { try catchUp(row, &activity, content, tx, now: now) }
                 row.state = .confirmed
                 row.confirmedAt = now
                 row.confirmedBy = by
@@ -224,8 +228,7 @@ extension Service {
     /// successor shows the same). Sent with no device id, so the device's status describes the successor.
     private func endPredecessor(_ row: DeviceRenewalRecord, _ activity: inout ActivityRecord, _ content: RenewalContent?, _ tx: any StoreTransaction, now: Date) throws -> Int64? {
         guard let old = row.predecessorToken else { return nil }  // nothing reaches it: ActivityKit ends it at its 8 hours
-        var timestamp = now
-        if let last = activity.lastTimestamp, ReferenceDate.unixSeconds(timestamp) <= ReferenceDate.unixSeconds(last) { timestamp = last.addingTimeInterval(1) }
+        let timestamp = Self.nextTimestamp(activity, now: now)
         let push = LiveActivityPush(event: .end, timestamp: timestamp, contentState: content?.state, dismissal: .immediate)
         let bytes: [UInt8]
         do { bytes = try PushRequest.liveActivity(push, bundleID: activity.bundleID).validate(for: .device) } catch {
@@ -238,6 +241,27 @@ extension Service {
                                    now: now).id
         activity.lastTimestamp = timestamp
         return id
+    }
+
+    /// Newer than every push the activity's devices saw.
+    private static func nextTimestamp(_ activity: ActivityRecord, now: Date) -> Date {
+        if let last = activity.lastTimestamp, ReferenceDate.unixSeconds(now) <= ReferenceDate.unixSeconds(last) { return last.addingTimeInterval(1) }
+        return now
+    }
+
+    /// An update sent while the successor waited for confirmation went to the predecessor's token:
+    /// the successor gets the current content now, by its own token.
+    private func catchUp(_ row: DeviceRenewalRecord, _ activity: inout ActivityRecord, _ content: RenewalContent?, _ tx: any StoreTransaction, now: Date) throws {
+        guard let content, let state = content.state, let carried = content.stateSendID, let successor = row.sendID, carried > successor,
+              let token = try tx.activityToken(activityID: row.activityID, deviceID: row.deviceID), token.refusedAt == nil else { return }
+        let timestamp = Self.nextTimestamp(activity, now: now)
+        let push = LiveActivityPush(event: .update, timestamp: timestamp, contentState: state, staleDate: content.staleDate.flatMap { $0 > now ? $0 : nil })
+        guard let bytes = try? PushRequest.liveActivity(push, bundleID: activity.bundleID).validate(for: .device) else { return }
+        let note = "renewal: the content sent to generation \(row.generation - 1) while generation \(row.generation) waited for confirmation"
+        _ = try tx.insertSend(SendRecord(activityID: activity.activityID, event: "update", bundleID: activity.bundleID, body: bytes, createdAt: now),
+                              deliveries: [NewDelivery(deviceID: row.deviceID, target: .token, token: token.token, priority: 5, note: note, notBefore: now, environment: token.environment)],
+                              now: now)
+        activity.lastTimestamp = timestamp
     }
 
     // MARK: The status

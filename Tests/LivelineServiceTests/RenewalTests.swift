@@ -106,7 +106,12 @@ struct RenewalTests {
         #expect(pending["generation"] == 1 && pending["devices"]?.arrayValue?.first?["state"] == "pending", "\(pending)")
         #expect(Self.all(f, "flight-plain", on: "p17").count == 1, "an activity that did not opt in is not renewed")
 
-        // The app registers the successor's token: confirmed, the logical id moves, the predecessor ends.
+        // An update while the successor waits for confirmation reaches the predecessor (the token the service holds).
+        #expect(try await Self.update(f, "flight-20h", gate: "C5", status: "boarding").status == 202)
+        #expect(Self.visible(f, "flight-20h", on: "p17").map { $0.contentState["gate"] } == ["C5", "C4"])
+
+        // The app registers the successor's token: confirmed, the logical id moves, the predecessor ends,
+        // and the successor is sent what it missed.
         let second = try await Self.appRegistersNewestToken(f, "flight-20h", on: "p17")
         #expect(second != first)
         #expect(await f.server.service.renewActivities().confirmed == 1)
@@ -114,7 +119,8 @@ struct RenewalTests {
         let one = Self.visible(f, "flight-20h", on: "p17")
         #expect(one.count == 1 && one.first?.pushToken == second, "exactly one activity on the phone, the successor: \(one.map(\.state))")
         let ended = try #require(Self.all(f, "flight-20h", on: "p17").first)
-        #expect(ended.pushToken == first && ended.contentState["gate"] == "C4", "the predecessor ended with the current content")
+        #expect(ended.pushToken == first && ended.contentState["gate"] == "C5", "the predecessor ended with the current content")
+        #expect(one.first?.contentState["gate"] == "C5", "the successor caught up with the update it missed: \(String(describing: one.first?.contentState))")
         let status = try await f.admin.call("GET", "/v1/activities/flight-20h")
         let renewal = try #require(status.json["renewal"])
         #expect(renewal["generation"] == 2, "\(renewal)")
@@ -125,7 +131,7 @@ struct RenewalTests {
 
         // Past the first activity's 8 hours the logical id still takes updates: they reach the successor.
         at(10)
-        let departed = try await Self.update(f, "flight-20h", gate: "C4", status: "departed")
+        let departed = try await Self.update(f, "flight-20h", gate: "C5", status: "departed")
         #expect(departed.status == 202, "\(departed.json)")
         #expect(Self.visible(f, "flight-20h", on: "p17").last?.contentState["status"] == "departed")
         #expect(try await f.admin.call("POST", "/v1/activities/flight-plain/update", json: ["contentState": ServiceFixture.state(gate: "C4", status: "departed")]).status == 409,
@@ -235,6 +241,16 @@ struct RenewalTests {
         #expect(await f.server.service.renewActivities().skipped == 1)
         let over = try await renewal("p2s")
         #expect(over?["state"] == "skipped" && over?["reason"]?["message"]?.stringValue?.contains("before ActivityKit ended the predecessor") == true, "\(String(describing: over))")
+    }
+
+    @Test("renewalMarginSeconds: set from the environment, a value out of range refused naming it")
+    func marginSetting() throws {
+        var c = ServiceConfiguration()
+        #expect(c.renewalMargin == .seconds(900))
+        try c.apply(environment: ["LIVELINE_RENEWAL_MARGIN_SECONDS": "1800"])
+        #expect(c.renewalMargin == .seconds(1800))
+        #expect(throws: ServiceConfiguration.Problem.self) { try c.apply(environment: ["LIVELINE_RENEWAL_MARGIN_SECONDS": "30"]) }
+        do { try c.apply(environment: ["LIVELINE_RENEWAL_MARGIN_SECONDS": "30"]) } catch { #expect(error.message.contains("LIVELINE_RENEWAL_MARGIN_SECONDS"), "\(error.message)") }
     }
 
     @Test("renew must be a boolean, named in the error")
