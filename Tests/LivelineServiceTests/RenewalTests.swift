@@ -243,6 +243,22 @@ struct RenewalTests {
         #expect(over?["state"] == "skipped" && over?["reason"]?["message"]?.stringValue?.contains("before ActivityKit ended the predecessor") == true, "\(String(describing: over))")
     }
 
+    @Test("the service's own renewer finds a due activity without being called (margin 60 s: it looks every 6 s)")
+    func renewerRuns() async throws {
+        let clock = VirtualClock(start: Date())
+        let f = try await Self.fixture([("p17", "17.5")], clock: clock) { $0.renewalMargin = .seconds(60) }
+        defer { Task { await f.stop() } }
+        try await f.register("p17", ios: "17.5")
+        let t0 = clock.now
+        #expect(try await f.admin.call("POST", "/v1/activities/flight-loop/start", json: Self.startBody(f, devices: ["p17"], renew: true)).status == 202)
+        _ = try await f.settled("flight-loop")
+        _ = try await Self.appRegistersNewestToken(f, "flight-loop", on: "p17")
+        clock.set(t0.addingTimeInterval(8 * Self.hour - 30))
+        try await until("the renewer to push-start a successor", within: .seconds(30)) {
+            Self.visible(f, "flight-loop", on: "p17").count == 2
+        }
+    }
+
     @Test("renewalMarginSeconds: set from the environment, a value out of range refused naming it")
     func marginSetting() throws {
         var c = ServiceConfiguration()
