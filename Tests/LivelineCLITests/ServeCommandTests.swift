@@ -10,6 +10,7 @@ struct ServeCommandTests {
         (["serve", "--colour", "red"], "unknown option '--colour'"),
         (["serve", "--push-to-start-token-max-unseen-days", "-2"], "--push-to-start-token-max-unseen-days: pushToStartTokenMaxUnseenDays must be a number from 0 to 3650, got '-2'"),
         (["serve", "--start-shown-within", "soon"], "--start-shown-within: startShownWithinSeconds must be a number from 0.001 to 86400, got 'soon'"),
+        (["serve", "--renewal-margin", "30"], "--renewal-margin: renewalMarginSeconds must be a number from 60 to 14400, got '30'"),
         (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
     ])
     func usage(_ args: [String], _ message: String) async throws {
@@ -46,6 +47,7 @@ struct ServeCommandTests {
         #expect(result.stdout.contains("--apns-production-host") && result.stdout.contains("--apns-sandbox-host"))
         #expect(result.stdout.contains("--push-to-start-token-max-unseen-days") && result.stdout.contains("0: never; default 30"))
         #expect(result.stdout.contains("--start-shown-within <SECONDS>"))
+        #expect(result.stdout.contains("--renewal-margin <SECONDS>") && result.stdout.contains("renewalMarginSeconds"))
         #expect(result.stdout.contains("startShownWithinSeconds"))
     }
 
