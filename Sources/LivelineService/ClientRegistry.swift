@@ -52,7 +52,7 @@ final class ClientRegistry: Sendable {
         var retries = APNSConfiguration.Retries()
         retries.maxRetries = 0  // the outbox retries, with backoff that survives a restart
         let client = APNSClient(configuration: APNSConfiguration(
-            authentication: .token(key: key, keyID: app.keyID, teamID: app.teamID), environment: try self.environment(for: app, tokens: environment),
+            authentication: .token(APNSTokenProvider(key: key, keyID: app.keyID, teamID: app.teamID, clock: configuration.clock)), environment: try self.environment(for: app, tokens: environment),
             connectionCount: configuration.connections, retries: retries, maxInFlight: configuration.maxInFlight))
         madeCount.add(1, ordering: .relaxed)
         let replaced = clients.withLock { clients -> APNSClient? in

@@ -68,7 +68,7 @@ final class Dispatcher: Sendable {
     private func run() async {
         while !stopping {
             let seen = state.withLock { $0.generation }
-            let now = Date()
+            let now = configuration.clock()
             let rows: [DeliveryRecord]
             do {
                 let limit = max(1, configuration.maxInFlight / Self.pipelines)
@@ -79,12 +79,12 @@ final class Dispatcher: Sendable {
                 }
             } catch {
                 log("outbox: cannot claim rows: \(error)")
-                await idle(until: Date().addingTimeInterval(1), seen: seen)
+                await idle(until: configuration.clock().addingTimeInterval(1), seen: seen)
                 continue
             }
             if rows.isEmpty {
                 let next = (try? await store.write { try $0.nextDue() }) ?? nil
-                await idle(until: min(next ?? .distantFuture, Date().addingTimeInterval(1)), seen: seen)
+                await idle(until: min(next ?? .distantFuture, configuration.clock().addingTimeInterval(1)), seen: seen)
                 continue
             }
             changes.outboxChanged(rows)
@@ -95,7 +95,7 @@ final class Dispatcher: Sendable {
 
     /// Waits until `deadline`, a wake-up after `seen`, or stop.
     private func idle(until deadline: Date, seen: UInt64) async {
-        let delay = deadline.timeIntervalSinceNow
+        let delay = deadline.timeIntervalSince(configuration.clock())
         if delay <= 0 { return }
         let timer = Task {
             // Cancelled (woken earlier), it must not wake anyone: that would turn idling into a spin.
@@ -228,21 +228,21 @@ final class Dispatcher: Sendable {
         }
         let base = configuration.retryBase.seconds, cap = configuration.retryMax.seconds
         let delay = min(cap, base * pow(2, Double(max(0, row.attempts - 1)))) * Double.random(in: 0.8...1.2)
-        return DeliveryOutcome(id: row.id, state: .retrying, apnsID: apnsID, status: status, reason: reason, nextAttemptAt: Date().addingTimeInterval(delay))
+        return DeliveryOutcome(id: row.id, state: .retrying, apnsID: apnsID, status: status, reason: reason, nextAttemptAt: configuration.clock().addingTimeInterval(delay))
     }
 
     /// Records verdicts in one transaction; dead tokens are pruned there, unless the device
     /// registered a token again after APNs learned the old one was dead.
     private func flush(_ outcomes: inout [DeliveryOutcome], _ prune: inout [(DeliveryRecord, APNSResult.Rejection)]) async {
         if outcomes.isEmpty && prune.isEmpty { return }
-        let batch = outcomes, dead = prune
+        let batch = outcomes, dead = prune, now = configuration.clock()
         outcomes.removeAll(keepingCapacity: true)
         prune.removeAll(keepingCapacity: true)
         do {
             try await store.write { tx in
                 var all = batch
                 for (row, r) in dead { all.append(try Self.pruneOutcome(row, r, tx)) }
-                try tx.record(all, now: Date())
+                try tx.record(all, now: now)
             }
         } catch {
             // The rows stay `sending` and return to the queue when their lease ends.

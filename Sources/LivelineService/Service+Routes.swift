@@ -72,7 +72,7 @@ extension Service {
                   requestSchema: Schema.object([("attributesType", Schema.string), ("attributes", Schema.anyObject), ("bundleID", Schema.string), ("channelID", Schema.string),
                                                 ("channel", Schema.string), ("channelStoragePolicy", Schema.integer),
                                                 ("audience", Schema.object([("deviceIDs", Schema.array(Schema.string)), ("userIDs", Schema.array(Schema.string))])),
-                                                ("restart", Schema.boolean)] + content.filter { $0.0 != "priority" },  // a start is always sent at 10
+                                                ("restart", Schema.boolean), ("renew", Schema.boolean)] + content.filter { $0.0 != "priority" },  // a start is always sent at 10
                                                required: ["alert", "audience"]), success: 202) { s, c in
                 let a = try await s.startReachable(c)
                 s.dispatcher.wake()

@@ -121,6 +121,7 @@ extension Service {
         let (state, _) = try content(&body, schema: schema, required: true)
         let olderBuildPolicy = try OlderBuildPolicy(&body)
         let restart = try body.bool("restart") ?? false
+        let renew = try body.bool("renew")  // renewal past 8 hours (Service+Renewal.swift)
         try body.finish()
 
         return try commit(c) { tx in
@@ -192,6 +193,7 @@ extension Service {
                 sendIDs.append(.number(Double(id.id)))
             }
             try tx.upsertActivity(once.record(ActivityRecord(activityID: activityID, bundleID: bundleID, attributesType: typeName, channelID: channel, startedAt: c.now, lastTimestamp: c.now)))
+            try recordRenewalChoice(renew, activityID: activityID, newRun: once.running == nil, tx, now: c.now)
             if let voltraName { try recordVoltraName(voltraName, activityID: activityID, bundleID: bundleID, tx, now: c.now) }
             var answer: JSONObject = [
                 "activityID": .string(activityID), "event": "start", "sendIDs": .array(sendIDs), "queued": .number(Double(targets.count)),
@@ -357,8 +359,8 @@ extension Service {
         let limit = Int(c.request.queryValue("limit") ?? "") ?? 100
         guard (1...10_000).contains(limit) else { throw APIError.invalid("limit", "must be an integer from 1 to 10000") }
         if let activity = try tx.activity(activityID) { try c.requireApp(activity.bundleID, hiding: "activity \(activityID) is not known") }
-        guard let overview = try Self.overview(activityID, limit: limit, tx, rules: StatusRules(configuration), now: Date()) else { throw APIError.notFound("activity \(activityID) is not known") }
-        return Answer(200, try Self.withAliases(overview, activityID: activityID, tx))
+        guard let overview = try Self.overview(activityID, limit: limit, tx, rules: StatusRules(configuration), now: configuration.clock()) else { throw APIError.notFound("activity \(activityID) is not known") }
+        return Answer(200, try withRenewal(try Self.withAliases(overview, activityID: activityID, tx), activityID: activityID, tx))
     }
 
     static func json(_ r: DeliveryRecord) -> JSONValue {

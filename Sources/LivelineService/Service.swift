@@ -32,6 +32,8 @@ public final class Service: Sendable {
     let webhooks: WebhookSender
     /// Deletes on-demand channels of ended activities (Service+ActivityChannels.swift).
     let channelSweeper = ActivityChannelSweeper()
+    /// Push-starts successors of activities that opted in to renewal (Service+Renewal.swift).
+    let renewer = ActivityRenewer()
     /// Attributes types the service can check and convert, by name.
     let schemas: [String: ActivitySchema]
     let log: @Sendable (String) -> Void
@@ -90,11 +92,13 @@ public final class Service: Sendable {
         dispatcher.start()
         webhooks.start()
         channelSweeper.start(self)
+        renewer.start(self)
     }
 
     /// Stops the workers; claimed rows finish and are recorded.
     public func stopWorkers() async {
         await channelSweeper.stop()
+        await renewer.stop()
         await dispatcher.stop()
         await webhooks.stop()
         await clients.shutdown()
@@ -208,7 +212,7 @@ public final class Service: Sendable {
             }
             idempotency = (keyID, idem, hash)
         }
-        var context = RequestContext(request: request, params: params, key: key, now: Date(), idempotency: idempotency)
+        var context = RequestContext(request: request, params: params, key: key, now: configuration.clock(), idempotency: idempotency)
         context.installation = installation
         context.clientAddress = address
         let answer = try await route.handler(self, context)

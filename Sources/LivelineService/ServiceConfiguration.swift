@@ -112,6 +112,14 @@ public struct ServiceConfiguration: Sendable {
     /// project's own tests, the demo and a staging deployment: it costs a walk of each answer.
     public var checkAnswers = false
 
+    // MARK: Renewal past 8 hours (Service+Renewal.swift)
+    /// How long before ActivityKit's 8 hours an activity started with `"renew": true` gets its
+    /// successor pushed: the successor's update token or receipt has this long to come.
+    public var renewalMargin: Duration = .seconds(900)
+    /// Where the service reads the time: the wall clock; a test drives the service and the
+    /// simulator from one virtual clock (the outbox, provider tokens, statuses and renewals read it).
+    public var clock: @Sendable () -> Date = { Date() }
+
     public init() {}
 
     /// A problem with the configuration, naming the setting.
@@ -130,6 +138,7 @@ public struct ServiceConfiguration: Sendable {
         "keyCacheSeconds", "adminKeyFile", "kekFile", "kek", "webhookPreviousSecret", "webhookAllowPrivate", "adminListen",
         "tlsCertFile", "tlsKeyFile", "apnsSandboxHost", "apnsProductionHost", "pushToStartTokenMaxUnseenDays",
         "startShownWithinSeconds", "receiptWithinSeconds", "channelLimit", "activityChannelGraceSeconds", "checkAnswers",
+        "renewalMarginSeconds",
     ]
 
     /// Applies a JSON configuration file's members; unknown names are refused.
@@ -238,6 +247,7 @@ public struct ServiceConfiguration: Sendable {
             webhookAllowPrivate = b
         case "startShownWithinSeconds": startShownWithin = try seconds(0.001...86_400)
         case "receiptWithinSeconds": receiptWithin = try seconds(0.001...86_400)
+        case "renewalMarginSeconds": renewalMargin = try seconds(60...14_400)
         case "tlsCertFile": tlsCertFile = text.isEmpty ? nil : text
         case "tlsKeyFile": tlsKeyFile = text.isEmpty ? nil : text
         case "apnsSandboxHost": apnsSandboxHost = text.isEmpty ? nil : text

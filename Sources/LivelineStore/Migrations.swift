@@ -264,6 +264,32 @@ enum Migrations {
             ALTER TABLE channels ADD COLUMN activity_id TEXT;
             CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
             """),
+        // Renewal past 8 hours: an activity's opt-in and running generation, and each device's successor.
+        SQLiteMigration("14-activity-renewal", """
+            CREATE TABLE activity_renewals (
+                activity_id TEXT PRIMARY KEY,
+                enabled INTEGER NOT NULL,
+                generation INTEGER NOT NULL,
+                updated_at REAL NOT NULL);
+            CREATE TABLE device_renewals (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                generation INTEGER NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'confirmed', 'unconfirmed', 'skipped')),
+                requested_at REAL NOT NULL,
+                send_id INTEGER,
+                predecessor_token TEXT,
+                predecessor_environment TEXT,
+                predecessor_started_at REAL NOT NULL,
+                confirmed_at REAL,
+                confirmed_by TEXT,
+                end_send_id INTEGER,
+                reason_code TEXT,
+                reason TEXT,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (activity_id, device_id, generation));
+            CREATE INDEX device_renewals_open ON device_renewals (state) WHERE state IN ('waiting', 'pending');
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -476,6 +502,31 @@ enum Migrations {
         PostgresMigration("13-activity-channels", """
             ALTER TABLE channels ADD COLUMN activity_id TEXT;
             CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
+            """),
+        PostgresMigration("14-activity-renewal", """
+            CREATE TABLE activity_renewals (
+                activity_id TEXT PRIMARY KEY,
+                enabled BIGINT NOT NULL,
+                generation BIGINT NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL);
+            CREATE TABLE device_renewals (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                generation BIGINT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('waiting', 'pending', 'confirmed', 'unconfirmed', 'skipped')),
+                requested_at DOUBLE PRECISION NOT NULL,
+                send_id BIGINT,
+                predecessor_token TEXT,
+                predecessor_environment TEXT,
+                predecessor_started_at DOUBLE PRECISION NOT NULL,
+                confirmed_at DOUBLE PRECISION,
+                confirmed_by TEXT,
+                end_send_id BIGINT,
+                reason_code TEXT,
+                reason TEXT,
+                updated_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (activity_id, device_id, generation));
+            CREATE INDEX device_renewals_open ON device_renewals (state) WHERE state IN ('waiting', 'pending');
             """),
     ]
 }

@@ -280,4 +280,17 @@ public protocol StoreTransaction {
     /// Up to `limit` on-demand channels whose activity ended at or before `endedBefore`, or started
     /// at or before `startedBefore` (ActivityKit has ended it on the device), or is gone: due for deletion.
     func staleActivityChannels(endedBefore: Date, startedBefore: Date, limit: Int) throws -> [ChannelRecord]
+
+    // MARK: Renewal past 8 hours (migration 14-activity-renewal)
+    /// Records an activity's renewal opt-in and running generation (replacing the previous record).
+    func setActivityRenewal(_ renewal: ActivityRenewalRecord) throws
+    /// The activity's renewal record, if its start said `renew`.
+    func activityRenewal(activityID: String) throws -> ActivityRenewalRecord?
+    /// Up to `limit` activities that opted in and either started after `startedAfter` and at or before
+    /// `startedBefore` and have not ended by `now` (a successor is due), or have a device renewal waiting or pending.
+    func renewalCandidates(startedAfter: Date, startedBefore: Date, now: Date, limit: Int) throws -> [String]
+    /// Records a device's renewal of one generation (replacing the record of the same generation).
+    func upsertDeviceRenewal(_ renewal: DeviceRenewalRecord) throws
+    /// Every device renewal of the activity, by generation and device.
+    func deviceRenewals(activityID: String) throws -> [DeviceRenewalRecord]
 }

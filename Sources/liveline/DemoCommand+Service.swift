@@ -204,6 +204,7 @@ extension DemoCommand {
         }
 
         failures += try await neverShown(backend, inspection, appClient: appClient, directory: directory, departure: departure)
+        failures += try await renewalScene(directory: directory)  // DemoCommand+Renewal.swift
 
         let summary = try await backend.expect("GET", "/v1/activities/\(activityID)")
         let counts = summary["counts"]?.objectValue ?? [:]

@@ -26,6 +26,7 @@ enum ServeCommand: LivelineCommand {
             .init(name: "tls-cert", valueName: "FILE", help: "PEM certificate (and chain): serve HTTPS on both listeners; with --tls-key."),
             .init(name: "tls-key", valueName: "FILE", help: "PEM private key of --tls-cert."),
             .init(name: "start-shown-within", valueName: "SECONDS", help: "A push-to-start APNs accepted with no update token or receipt after this long is reported as never shown (start-never-shown; default 120)."),
+            .init(name: "renewal-margin", valueName: "SECONDS", help: "How long before ActivityKit's 8 hours an activity started with \"renew\": true gets its successor (60 to 14400; default 900)."),
             .init(name: "dashboard", valueName: nil, help: "Also serve a live page of the activities, their tokens (as prefixes) and each delivery's state on loopback; prints its URL."),
             .init(name: "dashboard-port", valueName: "N", help: "The page's port on 127.0.0.1; 0 picks a free one (default 2199)."),
             .init(name: "simulator-dashboard", valueName: "URL", help: "With --dashboard: the dashboard of the simulator the service sends to, linked from the page."),
@@ -62,7 +63,8 @@ enum ServeCommand: LivelineCommand {
                          ("admin-key-file", "adminKeyFile"), ("kek-file", "kekFile"), ("admin-listen", "adminListen"),
                          ("tls-cert", "tlsCertFile"), ("tls-key", "tlsKeyFile"),
                          ("apns-sandbox-host", "apnsSandboxHost"), ("apns-production-host", "apnsProductionHost"),
-                         ("push-to-start-token-max-unseen-days", "pushToStartTokenMaxUnseenDays"), ("start-shown-within", "startShownWithinSeconds")]
+                         ("push-to-start-token-max-unseen-days", "pushToStartTokenMaxUnseenDays"), ("start-shown-within", "startShownWithinSeconds"),
+                         ("renewal-margin", "renewalMarginSeconds")]
             for (flag, setting) in flags {
                 if let value = arguments.value(flag) { try configuration.set(setting, value, source: "--\(flag)") }
             }

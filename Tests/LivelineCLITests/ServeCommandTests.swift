@@ -10,6 +10,7 @@ struct ServeCommandTests {
         (["serve", "--colour", "red"], "unknown option '--colour'"),
         (["serve", "--push-to-start-token-max-unseen-days", "-2"], "--push-to-start-token-max-unseen-days: pushToStartTokenMaxUnseenDays must be a number from 0 to 3650, got '-2'"),
         (["serve", "--start-shown-within", "soon"], "--start-shown-within: startShownWithinSeconds must be a number from 0.001 to 86400, got 'soon'"),
+        (["serve", "--renewal-margin", "30"], "--renewal-margin: renewalMarginSeconds must be a number from 60 to 14400, got '30'"),
         (["serve", "--config", "/nonexistent/liveline.json"], "cannot read the configuration file '/nonexistent/liveline.json'"),
     ])
     func usage(_ args: [String], _ message: String) async throws {
@@ -46,6 +47,7 @@ struct ServeCommandTests {
         #expect(result.stdout.contains("--apns-production-host") && result.stdout.contains("--apns-sandbox-host"))
         #expect(result.stdout.contains("--push-to-start-token-max-unseen-days") && result.stdout.contains("0: never; default 30"))
         #expect(result.stdout.contains("--start-shown-within <SECONDS>"))
+        #expect(result.stdout.contains("--renewal-margin <SECONDS>") && result.stdout.contains("renewalMarginSeconds"))
         #expect(result.stdout.contains("startShownWithinSeconds"))
     }
 
@@ -108,6 +110,11 @@ struct ServeCommandTests {
         #expect(scene7.contains("service  iphone-13 push-to-start ") && scene7.contains("device   iphone-13: APNs accepted it (200), and the Lock Screen shows nothing"), "\(out)")
         #expect(scene7.contains(": iphone-13 started, reachable false, reason start-never-shown: APNs accepted the push-to-start at "), "\(out)")
         #expect(scene7.contains("no update token or receipt came from the device within 2 s"), "\(out)")
+        // Renewal past 8 hours, on a virtual clock: two successors, one activity shown after each, the landing at 20 hours (RenewalTests).
+        let scene8 = out.components(separatedBy: "== 8.").last ?? ""
+        #expect(scene8.contains("renewal 2: 1 successor push-started with the current content (departed); the phone shows 2"), "\(out)")
+        #expect(scene8.contains("confirmed: generation 3; the predecessor ended with the same content; the phone shows 1"), "\(out)")
+        #expect(scene8.contains("end: landed → the phone shows 1 activity, ended, landed") && !scene8.contains("FAILED"), "\(out)")
         #expect(out.contains("0 rejected, 1 dropped on a device"), "\(out)")
         #expect(out.contains("app      iphone-12: activity started; PUT /v1/activities/flight-LL1234-"))
         #expect(out.contains("app      iphone-16: activity started, subscribed to channel"))

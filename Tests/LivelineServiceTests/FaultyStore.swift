@@ -163,4 +163,9 @@ private struct FaultyTransaction: StoreTransaction {
     func activityAliases(activityID: String) throws -> [ActivityAliasRecord] { try faults.check("activityAliases"); return try inner.activityAliases(activityID: activityID) }
     func activityChannel(activityID: String) throws -> ChannelRecord? { try faults.check("activityChannel"); return try inner.activityChannel(activityID: activityID) }
     func staleActivityChannels(endedBefore: Date, startedBefore: Date, limit: Int) throws -> [ChannelRecord] { try faults.check("staleActivityChannels"); return try inner.staleActivityChannels(endedBefore: endedBefore, startedBefore: startedBefore, limit: limit) }
+    func setActivityRenewal(_ renewal: ActivityRenewalRecord) throws { try faults.check("setActivityRenewal"); try inner.setActivityRenewal(renewal) }
+    func activityRenewal(activityID: String) throws -> ActivityRenewalRecord? { try faults.check("activityRenewal"); return try inner.activityRenewal(activityID: activityID) }
+    func renewalCandidates(startedAfter: Date, startedBefore: Date, now: Date, limit: Int) throws -> [String] { try faults.check("renewalCandidates"); return try inner.renewalCandidates(startedAfter: startedAfter, startedBefore: startedBefore, now: now, limit: limit) }
+    func upsertDeviceRenewal(_ renewal: DeviceRenewalRecord) throws { try faults.check("upsertDeviceRenewal"); try inner.upsertDeviceRenewal(renewal) }
+    func deviceRenewals(activityID: String) throws -> [DeviceRenewalRecord] { try faults.check("deviceRenewals"); return try inner.deviceRenewals(activityID: activityID) }
 }

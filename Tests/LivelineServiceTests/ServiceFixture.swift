@@ -65,7 +65,8 @@ final class ServiceFixture: @unchecked Sendable {
 
     /// Phones to create: (id, iOS).
     /// `store`, when given, opens the service's store from the configuration (a test wrapping a real one).
-    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], productionHost: Bool = false, store: StoreOpening? = nil,
+    /// `clock`, when given, is the time of the simulator and the service both (RenewalTests).
+    init(phones: [(String, OSVersion)] = [("phone-1", "18.2")], productionHost: Bool = false, store: StoreOpening? = nil, clock: VirtualClock? = nil,
          configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = NSTemporaryDirectory() + "liveline-service-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -74,7 +75,8 @@ final class ServiceFixture: @unchecked Sendable {
         setup.devices = []
         setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
         setup.configuration.logCapacity = 1_000_000
-        simulator = try setup.makeSimulator()
+        if clock != nil { setup.configuration.idleTimeout = 30 * 86_400 }  // the virtual clock jumps hours between a connection's pushes
+        simulator = try setup.makeSimulator(clock: clock.map { $0 as any SimulatorClock } ?? SystemClock())
         for (id, ios) in phones {
             _ = simulator.addDevice(name: id, osVersion: ios, id: id)
             _ = try simulator.install(Self.bundle, on: id, activityTypes: [.type(FlightAttributes.self), .voltra])
@@ -99,6 +101,7 @@ final class ServiceFixture: @unchecked Sendable {
         config.kek = SecretBox.generateKeyText()
         // Every answer of every service test is checked against /openapi.json's schemas.
         config.checkAnswers = true
+        if let clock { config.clock = { clock.now } }
         configure(&config)
         configuration = config
         server = try store.map { try ServiceServer.start(config, store: try $0.open(config)) { _ in } } ?? ServiceServer.start(config) { _ in }
