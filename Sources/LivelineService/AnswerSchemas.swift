@@ -61,20 +61,29 @@ extension Service {
                                                 ("displayedAt", date), ("displayed", b), ("note", s)])
         let lifecycle = Schema.record([], optional: ["startRequestedAt", "startAcceptedAt", "tokenRegisteredAt", "endedAt", "dismissedAt", "firstShownAt",
                                                       "lastReceiptAt", "staleAt"].map { ($0, date) } + [("endedBy", s)])
+        // Renewal past 8 hours (Service+Renewal.swift): per device, and for the activity.
+        let deviceRenewal = Schema.record([("deviceID", s), ("generation", i), ("state", Schema.strings("waiting", "pending", "confirmed", "unconfirmed", "skipped")),
+                                           ("requestedAt", date)], optional: [
+            ("successor", Schema.record([("sendID", i)], optional: [("confirmedAt", date), ("confirmedBy", s)])),
+            ("predecessor", Schema.record([("token", s), ("startedAt", date)], optional: [("endSendID", i)])),
+            ("reason", Schema.record([("code", s), ("message", s)])),
+        ])
+        let renewal = Schema.record([("enabled", b), ("generation", i), ("marginSeconds", Schema.number), ("devices", Schema.array(deviceRenewal))],
+                                    optional: [("renewsAt", date)])
         let deviceStatus = Schema.record([("deviceID", s), ("state", s), ("reachable", b), ("lifecycle", lifecycle)], optional: [
             ("iosVersion", s), ("token", s), ("budget", budget),
             ("lastDelivery", Schema.record([("id", i), ("event", s), ("target", target), ("state", states), ("priority", i), ("at", date)],
                                            optional: [("status", i), ("apnsID", s), ("reason", s), ("note", s)])),
             ("receipt", Schema.record([("displayedAt", date), ("deliveryID", i), ("event", s)])),
             ("decodeFailure", Schema.record([("failedAt", date), ("error", s)])),
-            ("reason", Schema.record([("code", s), ("message", s)])),
+            ("reason", Schema.record([("code", s), ("message", s)])), ("renewal", deviceRenewal),
         ])
         let activity = Schema.record([
             ("activityID", s), ("bundleID", s), ("attributesType", s), ("startedAt", date), ("tokenCount", i),
             ("tokens", Schema.array(Schema.record([("deviceID", s), ("token", s)] + tokenHygiene, optional: tokenHygieneOptional))),
             ("counts", Schema.record(DeliveryState.allCases.map { ($0.rawValue, i) })),
             ("final", b), ("deliveries", Schema.array(delivery)), ("devices", Schema.array(deviceStatus)),
-        ], optional: [("channelID", s), ("endedAt", date),
+        ], optional: [("channelID", s), ("endedAt", date), ("renewal", renewal),
                       ("aliases", Schema.array(Schema.record([("alias", s), ("kind", Schema.strings("name", "device"))], optional: [("deviceID", s)])))])
         let olderBuilds = Schema.record([("attributesType", s),
                                          ("checked", Schema.array(Schema.record([("version", s), ("devices", i), ("decodes", b)], optional: [("ignores", Schema.array(s))])))],
