@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCore
 import LivelineHTTPServer
+import LivelinePreview
 
 /// The service page's routes, all read-only: the page and its two assets, `GET /api/activities`,
 /// `GET /api/activities/{id}` and `GET /api/events` (server-sent events).
@@ -26,7 +27,7 @@ struct ServiceDashboardRoutes: Sendable {
             case "/", "/index.html":
                 return .text(200, ServiceDashboardPage.html, contentType: "text/html; charset=utf-8")
             case "/dashboard.css":
-                return .text(200, ServiceDashboardPage.css, contentType: "text/css; charset=utf-8")
+                return .text(200, ServiceDashboardPage.css + "\n" + ActivityPreview.stylesheet, contentType: "text/css; charset=utf-8")
             case "/dashboard.js":
                 return .text(200, ServiceDashboardPage.script, contentType: "text/javascript; charset=utf-8")
             case "/api/activities":
