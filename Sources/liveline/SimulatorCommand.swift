@@ -1,7 +1,7 @@
 import Foundation
 import LivelineCommandLine
 import LivelineCore
-import LivelineDashboard
+import LivelineSimulatorDashboard
 import LivelineSimulator
 
 /// `liveline simulator`: runs the APNs simulator; `liveline simulator status|devices|activities|log`

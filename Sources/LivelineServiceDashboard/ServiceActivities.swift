@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboardSupport
 import LivelineService
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineCore
-import LivelineDashboard
+import LivelineServiceDashboard
 import LivelineSimulator
 import LivelineTesting
 import Testing
