@@ -19,8 +19,12 @@ import PackageDescription
 //   LivelineHTTPServer (HTTP/1.1; libmicrohttpd)
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineAPNS, LivelineStore, LivelineHTTPServer
 //     <- LivelineService (the API, fan-out, the outbox workers)
-//   LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer, LivelineService
-//     <- LivelineDashboard (the live pages)
+//   LivelineCore, LivelineCrypto, LivelineHTTPServer <- LivelineDashboardSupport (what both pages share: access
+//     token and exact Host, security headers, the event stream's hub, error bodies; not a product)
+//   LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer, LivelineDashboardSupport
+//     <- LivelineSimulatorDashboard (the simulated iPhones' live page and its control routes)
+//   LivelineCore, LivelinePreview, LivelineService, LivelineHTTPServer, LivelineDashboardSupport
+//     <- LivelineServiceDashboard (the service's live page: activities, deliveries, a picture of each send)
 //   LivelineCrypto, LivelinePostgres <- LivelineTesting (run-time certificates and keys, reference servers, PostgreSQL)
 //   LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
 //   LivelineCommandLine (argument parsing, help, console; Foundation only) <- liveline, liveline-bench
@@ -58,7 +62,8 @@ let package = Package(
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
         .library(name: "LivelineStore", targets: ["LivelineStore"]),
         .library(name: "LivelineService", targets: ["LivelineService"]),
-        .library(name: "LivelineDashboard", targets: ["LivelineDashboard"]),
+        .library(name: "LivelineSimulatorDashboard", targets: ["LivelineSimulatorDashboard"]),
+        .library(name: "LivelineServiceDashboard", targets: ["LivelineServiceDashboard"]),
         .library(name: "LivelineBrowser", targets: ["LivelineBrowser"]),
         .executable(name: "liveline", targets: ["liveline"]),
         .executable(name: "liveline-bench", targets: ["liveline-bench"]),
@@ -92,7 +97,9 @@ let package = Package(
         .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
-        .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineService"]),
+        .target(name: "LivelineDashboardSupport", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTPServer"]),
+        .target(name: "LivelineSimulatorDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineDashboardSupport"]),
+        .target(name: "LivelineServiceDashboard", dependencies: ["LivelineCore", "LivelinePreview", "LivelineService", "LivelineHTTPServer", "LivelineDashboardSupport"]),
         .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
         // Test support users need too: certificates and keys made at run time, local servers.
         .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
@@ -104,7 +111,7 @@ let package = Package(
         // scale, faults) fanned out as fast with glibc's malloc, and held 1M tokens in 66 MB against 74 MB.
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
+            "LivelineTesting", "LivelineSimulatorDashboard", "LivelineServiceDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
@@ -114,7 +121,10 @@ let package = Package(
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting"]),
-        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineStore"]),
+        .testTarget(name: "LivelineSimulatorDashboardTests", dependencies: [
+            "LivelineSimulatorDashboard", "LivelineSimulator", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineHTTPServer", "LivelineTesting",
+        ]),
+        .testTarget(name: "LivelineServiceDashboardTests", dependencies: ["LivelineServiceDashboard", "LivelineSimulator", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineHTTPServer"]),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
@@ -145,7 +155,7 @@ let package = Package(
         // figure depends on it.
         .executableTarget(name: "liveline-bench", dependencies: [
             "LivelineCommandLine", "LivelineToolSupport", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2",
-            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "CJemalloc",
+            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineSimulatorDashboard", "LivelineBrowser", "CJemalloc",
         ], path: "Benchmarks/LivelineBench"),
         // The smallest process that sends with APNSClient (LivelineAPNS alone): `liveline-bench
         // client-memory` runs it to read the client's memory apart from everything the bench links.

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineCommandLine
 import LivelineCore
-import LivelineDashboard
+import LivelineSimulatorDashboard
 import LivelineSimulator
 import LivelineTesting
 

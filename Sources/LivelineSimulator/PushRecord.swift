@@ -91,4 +91,11 @@ public struct PushRecord: Sendable, Hashable {
     public var verdict: Verdict
     /// What each device did with it.
     public var deliveries: [Delivery]
+    /// The `apns-` headers as sent, in order, duplicates kept, each value cut to `headerValueLimit`
+    /// characters and at most `headerLimit` of them (`authorization` is never kept: it holds a JWT).
+    public var headers: [SimulatorRequest.Header] = []
+    /// The body as sent, cut to `payloadLimit` bytes (the largest payload APNs takes).
+    public var payload: [UInt8] = []
+    /// The body's whole size in bytes (more than `payload.count` when it was cut).
+    public var payloadBytes: Int = 0
 }

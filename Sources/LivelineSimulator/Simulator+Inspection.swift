@@ -150,6 +150,7 @@ extension Simulator {
         if let p = r.priority { o["priority"] = .number(Double(p)) }
         if let e = r.event { o["event"] = .string(e) }
         if let c = r.channelID { o["channelID"] = .string(c) }
+        for member in r.sentJSON { o[member.key] = member.value }
         if !r.deliveries.isEmpty {
             o["deliveries"] = .array(r.deliveries.map { d in
                 var x: JSONObject = ["deviceID": .string(d.deviceID), "applied": .bool(d.dropReason == nil), "detail": .string(d.detail)]

@@ -52,7 +52,7 @@ public final class Simulator: Sendable {
                 connection.requestCount += 1
             }
             if let last = connection.lastRequestAt, now.timeIntervalSince(last) > s.config.idleTimeout {
-                let context = SimulatorState.PushContext(time: now, kind: "device", method: request.method, path: "-", apnsID: s.rng.uuidString())
+                let context = SimulatorState.PushContext(time: now, kind: "device", request: request, path: "-", apnsID: s.rng.uuidString())
                 var r = s.finish(context, reason: .idleTimeout, timestamp: nil, idHeader: "apns-id", connection: &connection, actions: [], delay: 0)
                 r.actions.append(.goAway(debugData: SimulatorState.reasonBody(.idleTimeout, timestamp: nil)))
                 return r
@@ -65,7 +65,7 @@ public final class Simulator: Sendable {
             } else if path.hasPrefix("/1/apps/") {
                 return s.handleChannels(request, connection: &connection, now: now)
             }
-            let context = SimulatorState.PushContext(time: now, kind: "device", method: request.method, path: path, apnsID: s.rng.uuidString())
+            let context = SimulatorState.PushContext(time: now, kind: "device", request: request, path: path, apnsID: s.rng.uuidString())
             return s.finish(context, reason: .badPath, timestamp: nil, idHeader: "apns-id", connection: &connection, actions: [], delay: 0)
         }
     }

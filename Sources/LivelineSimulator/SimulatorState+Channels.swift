@@ -12,7 +12,7 @@ extension SimulatorState {
     mutating func handleBroadcast(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
         let requested = request.header("apns-request-id") ?? request.header("apns-id")
         let requestID = requested.flatMap { Self.isUUID($0) ? $0.lowercased() : nil } ?? rng.uuidString()
-        var context = PushContext(time: now, kind: "broadcast", method: request.method, path: request.path, apnsID: requestID)
+        var context = PushContext(time: now, kind: "broadcast", request: request, path: request.path, apnsID: requestID)
         let bundleID = String(request.path.dropFirst("/4/broadcasts/apps/".count))
         context.bundleID = bundleID
         context.channelID = request.header("apns-channel-id")
@@ -94,7 +94,7 @@ extension SimulatorState {
     mutating func handleChannels(_ request: SimulatorRequest, connection: inout ConnectionState, now: Date) -> SimulatorResponse {
         let requested = request.header("apns-request-id")
         let requestID = requested.flatMap { Self.isUUID($0) ? $0.lowercased() : nil } ?? rng.uuidString()
-        var context = PushContext(time: now, kind: "channels", method: request.method, path: request.path, apnsID: requestID)
+        var context = PushContext(time: now, kind: "channels", request: request, path: request.path, apnsID: requestID)
         func reject(_ reason: APNSReason) -> SimulatorResponse {
             finish(context, reason: reason, timestamp: nil, idHeader: "apns-request-id", connection: &connection, actions: [], delay: 0)
         }

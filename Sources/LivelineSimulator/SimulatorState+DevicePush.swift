@@ -8,7 +8,7 @@ extension SimulatorState {
         let apnsID = requestedID.flatMap { Self.isUUID($0) ? ASCII.lowercased($0) : nil } ?? rng.uuidString()
         let parsed = parsePath(request.path)
         let rawToken = parsed.token
-        var context = PushContext(time: now, kind: "device", method: request.method, path: parsed.redacted, apnsID: apnsID)
+        var context = PushContext(time: now, kind: "device", request: request, path: parsed.redacted, apnsID: apnsID)
 
         func reject(_ reason: APNSReason, timestamp: Date? = nil, actions: [ConnectionAction] = [], delay: TimeInterval = 0) -> SimulatorResponse {
             finish(context, reason: reason, timestamp: timestamp, idHeader: "apns-id", connection: &connection, actions: actions, delay: delay)
@@ -127,6 +127,9 @@ extension SimulatorState {
         var channelID: String?
         var tokenDevice: String?
         var deliveries: [PushRecord.Delivery] = []
+        var headers: [SimulatorRequest.Header] = []
+        var payload: [UInt8] = []
+        var payloadBytes = 0
     }
 
     mutating func finish(
@@ -145,7 +148,8 @@ extension SimulatorState {
             PushRecord(
                 sequence: seq, time: context.time, kind: context.kind, method: context.method, path: context.path,
                 bundleID: context.bundleID, pushType: context.pushType, priority: context.priority, event: context.event,
-                channelID: context.channelID, status: reason.status, apnsID: context.apnsID, verdict: .rejected(reason), deliveries: [])
+                channelID: context.channelID, status: reason.status, apnsID: context.apnsID, verdict: .rejected(reason), deliveries: [],
+                headers: context.headers, payload: context.payload, payloadBytes: context.payloadBytes)
         }
         return SimulatorResponse(
             status: reason.status,
@@ -175,7 +179,8 @@ extension SimulatorState {
             PushRecord(
                 sequence: seq, time: context.time, kind: context.kind, method: context.method, path: context.path,
                 bundleID: context.bundleID, pushType: context.pushType, priority: context.priority, event: context.event,
-                channelID: context.channelID, status: status, apnsID: context.apnsID, verdict: verdict, deliveries: context.deliveries)
+                channelID: context.channelID, status: status, apnsID: context.apnsID, verdict: verdict, deliveries: context.deliveries,
+                headers: context.headers, payload: context.payload, payloadBytes: context.payloadBytes)
         }
         return SimulatorResponse(status: status, headers: headers, body: body, actions: actions, delay: delay)
     }

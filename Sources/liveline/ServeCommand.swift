@@ -1,6 +1,6 @@
 import Foundation
 import LivelineCommandLine
-import LivelineDashboard
+import LivelineServiceDashboard
 import LivelineService
 import LivelineStore
 

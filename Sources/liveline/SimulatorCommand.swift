@@ -1,7 +1,7 @@
 import Foundation
 import LivelineCommandLine
 import LivelineCore
-import LivelineDashboard
+import LivelineSimulatorDashboard
 import LivelineSimulator
 
 /// `liveline simulator`: runs the APNs simulator; `liveline simulator status|devices|activities|log`
@@ -22,6 +22,7 @@ enum SimulatorCommand: LivelineCommand {
             .init(name: "url", valueName: "https://host:port", help: "Query: the simulator's address (default: from the state directory)."),
             .init(name: "ca-file", valueName: "file", help: "Query: the CA file to trust (default: from the state directory)."),
             .init(name: "limit", valueName: "n", help: "log: how many pushes to show (default 50)."),
+            .init(name: "payloads", valueName: nil, help: "log: also print each push's apns- headers and its payload."),
             .init(name: "json", valueName: nil, help: "Query: print the API's JSON instead of text."),
             .init(name: "dashboard", valueName: nil, help: "Also serve the live dashboard of the simulated iPhones on loopback (HTTP/1.1); prints its URL. The clock follows real time until advanced."),
             .init(name: "dashboard-port", valueName: "n", help: "The dashboard's port on 127.0.0.1; 0 picks a free one (default 2198)."),
@@ -41,7 +42,8 @@ enum SimulatorCommand: LivelineCommand {
           status      environment, keys, apps, push counts
           devices     devices, apps and their tokens
           activities  every Live Activity with its state and content
-          log         the latest pushes with their verdicts (accepted, rejected, dropped and why)
+          log         the latest pushes with their verdicts (accepted, rejected, dropped and why), priority,
+                      apns-id and alert; --payloads adds the apns- headers and the payload as sent
 
         --dashboard serves a page (docs/dashboard.md) with each device's Lock Screen and Dynamic Island,
         its delivery log, its tokens and controls, updated over server-sent events; the same control
@@ -78,6 +80,9 @@ enum SimulatorCommand: LivelineCommand {
             do { endpoint = try SimulatorInspectionClient.Endpoint(stateDirectory: stateDir) } catch { throw CLIError(message: error.message) }
             if let ca = arguments.value("ca-file") { endpoint.caFile = ca }
         }
+        if arguments.flag("payloads"), query != "log" {
+            throw arguments.usageError("'--payloads' is for 'liveline simulator log' only (the pushes' headers and payloads), not '\(query)'")
+        }
         var route = query
         if query == "log" {
             let limit = try arguments.int("limit") ?? 50
@@ -86,7 +91,7 @@ enum SimulatorCommand: LivelineCommand {
         }
         do {
             let json = try await SimulatorInspectionClient.fetch(route, from: endpoint)
-            Console.out(arguments.flag("json") ? json.prettyPrinted() : render(query, json))
+            Console.out(arguments.flag("json") ? json.prettyPrinted() : render(query, json, payloads: arguments.flag("payloads")))
         } catch {
             throw CLIError(message: error.message)
         }
@@ -94,7 +99,7 @@ enum SimulatorCommand: LivelineCommand {
     }
 
     /// The inspection JSON as lines a person reads.
-    static func render(_ query: String, _ json: JSONValue) -> String {
+    static func render(_ query: String, _ json: JSONValue, payloads: Bool = false) -> String {
         func s(_ v: JSONValue?) -> String { v?.stringValue ?? v.map { $0.jsonString } ?? "-" }
         var lines: [String] = []
         switch query {
@@ -129,10 +134,32 @@ enum SimulatorCommand: LivelineCommand {
                 default: line += "accepted"
                 }
                 if let e = r["event"]?.stringValue { line += " [\(e)]" }
+                if let p = r["priority"] { line += " priority \(s(p))" }
+                if let id = r["apnsID"]?.stringValue, !id.isEmpty { line += " apns-id \(id)" }
                 lines.append(line)
+                if let alert = r["alert"] { lines.append("  alert \(alert.stringValue ?? alert.jsonString)") }
+                if payloads { lines += sent(r) }
             }
         }
         return lines.isEmpty ? "(none)" : lines.joined(separator: "\n")
+    }
+
+    /// `--payloads`: a log entry's headers and payload as sent, indented under it.
+    static func sent(_ r: JSONValue) -> [String] {
+        var lines: [String] = []
+        for h in r["headers"]?.arrayValue ?? [] { lines.append("  \(h["name"]?.stringValue ?? "-"): \(h["value"]?.stringValue ?? "-")") }
+        let bytes = Int(r["payloadBytes"]?.numberValue ?? 0)
+        let cut = r["payloadTruncated"] == .bool(true) ? ", cut to what APNs takes" : ""
+        if let payload = r["payload"] {
+            lines.append("  payload (\(bytes) bytes\(cut)):")
+            lines += payload.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+        } else if let text = r["payloadText"]?.stringValue {
+            lines.append("  payload (\(bytes) bytes\(cut), not JSON):")
+            lines += text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+        } else {
+            lines.append("  no payload")
+        }
+        return lines
     }
 
     // MARK: - Serve

@@ -20,7 +20,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_support import Receiver, dashboard_api, fail, png_is_not_blank, send_push, start_simulator  # noqa: E402
+from dashboard_support import BUNDLE, Receiver, dashboard_api, fail, png_is_not_blank, send_push, start_simulator  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -170,12 +170,28 @@ def main():
         if driver.execute_script("return document.activeElement.getBoundingClientRect().left") < 0:
             fail("the focused skip link is off screen")
 
-        # A log entry opens to the request APNs saw: apns-id, push type, priority.
+        # A log entry (the newest: the second push-to-start) opens to the request APNs saw: the apns- headers
+        # as sent, the alert and the payload; never the JWT.
         entry = driver.find_element(By.CSS_SELECTOR, "#device-iphone .deliveries li details")
         entry.find_element(By.TAG_NAME, "summary").click()
         opened = entry.find_element(By.CSS_SELECTOR, "dl.entry").text
         if "apns-id" not in opened or "apns-priority" not in opened or "liveactivity" not in opened:
             fail(f"the opened log entry does not show the request's headers: {opened!r}")
+        rows = {dt.text: dd.text for dt, dd in zip(entry.find_elements(By.CSS_SELECTOR, "dl.entry dt"), entry.find_elements(By.CSS_SELECTOR, "dl.entry dd"))}
+        if rows.get("apns-push-type") != "liveactivity" or not rows.get("apns-topic", "").startswith(BUNDLE):
+            fail(f"the opened entry does not list the headers as sent: {rows!r}")
+        if "Tracking again" not in rows.get("alert", ""):
+            fail(f"the opened entry does not show the start's alert: {rows!r}")
+        payload = entry.find_element(By.CSS_SELECTOR, "pre.payload").text
+        try:
+            sent_payload = json.loads(payload)
+        except ValueError:
+            fail(f"the opened entry's payload is not the JSON sent: {payload!r}")
+        aps = sent_payload.get("aps", {})
+        if aps.get("event") != "start" or aps.get("attributes-type") != "FlightAttributes" or aps.get("alert", {}).get("title") != "Tracking again":
+            fail(f"the opened entry's payload is not the push-to-start sent: {payload!r}")
+        if "authorization" in entry.text.lower() or "eyJ" in entry.text or info["start"] in entry.get_attribute("innerHTML"):
+            fail("the opened entry shows the JWT or a whole token")
 
         # The filter narrows 50 cards to the one asked for.
         filter_box = driver.find_element(By.ID, "filter")

@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 Tests/Browser/service_dashboard_test.py PATH/TO/liveline
 Starts a real `liveline simulator` process and a real `liveline serve --dashboard` sending to it,
 registers the app, a device and its tokens through the service's API, starts an activity and
 POSTs an update, and checks in the browser, waiting on the DOM (no sleeps): each push's delivery
-becomes "sent" over the event stream (a token APNs refuses "failed", with APNs' reason and the token kept), the update token shows as a prefix only, the link to the
+becomes "sent" over the event stream, each send gets a picture of its Lock Screen naming what it drew (a token APNs refuses "failed", with APNs' reason and the token kept), the update token shows as a prefix only, the link to the
 simulator's dashboard is there, the keyboard reaches the filter and it works, and a screenshot is
 not blank. Exits 1 with the reason on any failure, 2 when the browser or its driver is missing.
 """
@@ -148,6 +148,23 @@ def main():
         wait(lambda d: sent("update"), "the update's delivery to be sent")
         if "apns-id" not in sent("update")[0].text:
             fail(f"the sent update shows no apns-id: {sent('update')[0].text!r}")
+        # Each send's picture: its content on the Lock Screen as LivelinePreview draws it, named.
+        picture = "section[data-activity='flight-1'] figure.send-picture[data-event='%s']"
+        wait(lambda d: d.find_elements(By.CSS_SELECTOR, picture % "update" + " .picture"), "the update's picture")
+        for event, gate in (("start", "B12"), ("update", "C9")):
+            figure = driver.find_element(By.CSS_SELECTOR, picture % event)
+            drawn = [e for e in figure.find_elements(By.CSS_SELECTOR, ".picture [data-ll-box='lock-screen']") if e.is_displayed()]
+            shown = " ".join(e.text for e in figure.find_elements(By.CSS_SELECTOR, ".picture") if e.is_displayed())
+            if gate not in shown:
+                fail(f"the {event}'s picture does not show gate {gate}: {shown!r}")
+            caption = figure.find_element(By.TAG_NAME, "figcaption").text
+            if "Drawn: FlightAttributes through its template" not in caption or event not in caption:
+                fail(f"the {event}'s picture does not name what it drew: {caption!r}")
+            if not drawn or drawn[0].size["width"] < 300 or drawn[0].size["height"] < 60:
+                fail(f"the {event}'s picture is not a Lock Screen's size: {drawn[0].size if drawn else None}")
+        other = driver.find_element(By.CSS_SELECTOR, picture % "start").text
+        if "C9" in other:
+            fail(f"the start's picture shows the update's gate: {other!r}")
         refused = "section[data-activity='flight-1'] tr.delivery[data-state='failed']"
         wait(lambda d: d.find_elements(By.CSS_SELECTOR, refused), "the refused token's delivery to fail")
         detail = driver.find_element(By.CSS_SELECTOR, refused + " td.detail").text

@@ -76,6 +76,46 @@ struct SimulatorCommandTests {
         #expect(try await server.exitStatus(within: .seconds(30)) == 0)
     }
 
+    @Test("log shows each push's priority, apns-id and alert; --payloads adds its apns- headers and payload (no JWT, no whole token)")
+    func logPayloads() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try RunningProcess.start(Self.binary, ["simulator", "--port", "0", "--state-dir", dir])
+        defer { server.send(SIGKILL) }
+        let text = (try? await server.output(containing: "Ready.", within: .seconds(60))) ?? server.standardOutput
+        func after(_ marker: String) -> String? {
+            guard let range = text.range(of: marker) else { return nil }
+            return String(text[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+        let host = try #require(after("APNs simulator (sandbox) listening on https://"), "\(text)")
+        let token = try #require(after("com.example.liveline push-to-start FlightAttributes: "), "\(text)")
+        let key = try #require(after("Generated key: "))
+        let team = try #require(after("team ID ")?.dropLast())
+        let sent = try await Self.run(["send", "start", "--bundle-id", "com.example.liveline", "--example", "flight", "--token", token, "--key", key,
+                                       "--team-id", String(team), "--host", host, "--ca-file", dir + "/simulator-ca.pem",
+                                       "--alert-title", "Tracking LL 1234", "--priority", "5"])
+        #expect(sent.status == 0, "\(sent.stdout)\(sent.stderr)")
+
+        let plain = try await Self.run(["simulator", "log", "--state-dir", dir])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let first = plain.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains("accepted [start] priority 5 apns-id "), "\(plain.stdout)")
+        #expect(plain.stdout.contains("  alert {") && plain.stdout.contains("Tracking LL 1234"), "\(plain.stdout)")
+        #expect(!plain.stdout.contains("payload ("), "the payload only with --payloads: \(plain.stdout)")
+
+        let full = try await Self.run(["simulator", "log", "--state-dir", dir, "--payloads"])
+        #expect(full.status == 0, "\(full.stderr)")
+        #expect(full.stdout.contains("  apns-push-type: liveactivity") && full.stdout.contains("  apns-priority: 5"), "\(full.stdout)")
+        #expect(full.stdout.contains("  payload (") && full.stdout.contains("\"content-state\"") && full.stdout.contains("\"attributes-type\""), "\(full.stdout)")
+        #expect(!full.stdout.lowercased().contains("authorization") && !full.stdout.contains("eyJ"), "no JWT in the log: \(full.stdout)")
+        #expect(!full.stdout.contains(token) && full.stdout.contains(String(token.prefix(8)) + "…"), "the token as a prefix only")
+
+        let misplaced = try await Self.run(["simulator", "status", "--state-dir", dir, "--payloads"])
+        #expect(misplaced.status == 64 && misplaced.stderr.contains("'--payloads' is for 'liveline simulator log' only"), "\(misplaced.stderr)")
+        server.send(SIGTERM)
+        #expect(try await server.exitStatus(within: .seconds(30)) == 0)
+    }
+
     @Test("--host beyond loopback without --allow-remote is a usage error (exit 64) that says why")
     func remoteHostNeedsFlag() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sim-cli-\(UUID().uuidString.prefix(8))").path

@@ -41,7 +41,8 @@ let package = Package(
             .product(name: "LivelinePreview", package: "Liveline"),
             .product(name: "LivelineKit", package: "Liveline"),
             .product(name: "LivelineKitSimulator", package: "Liveline"),
-            .product(name: "LivelineDashboard", package: "Liveline"),
+            .product(name: "LivelineSimulatorDashboard", package: "Liveline"),
+            .product(name: "LivelineServiceDashboard", package: "Liveline"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,6 @@ import Foundation
 import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
-import LivelineDashboard
 import LivelineHTTPServer
 import LivelineKit
 import LivelineKitSimulator
@@ -13,7 +12,9 @@ import LivelinePostgres
 import LivelinePreview
 import LivelineSQLite
 import LivelineService
+import LivelineServiceDashboard
 import LivelineSimulator
+import LivelineSimulatorDashboard
 import LivelineStore
 import LivelineTesting
 import LivelineUI
@@ -69,7 +70,7 @@ func adminKey() -> APIKeyRecord { KeyAuthority.make(scope: KeyScope.admin, name:
 /// LivelineTesting hands out LivelinePostgres's connection.
 func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
 
-/// LivelineDashboard takes the simulator's control, the service, and throws LivelineHTTPServer's error.
+/// LivelineSimulatorDashboard takes the simulator's control, LivelineServiceDashboard the service; both throw LivelineHTTPServer's error.
 func dashboards(_ simulator: Simulator, _ service: Service) throws(HTTPServerError) -> (Dashboard, ServiceDashboard) {
     let control: SimulatorControl = SimulatorControl(simulator: simulator)
     return (try Dashboard.start(control: control), try ServiceDashboard.start(service: service))

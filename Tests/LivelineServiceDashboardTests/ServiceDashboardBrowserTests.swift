@@ -4,7 +4,7 @@ import Testing
 
 @Suite("The service's dashboard in a real browser (headless Chromium through chromedriver and python3-selenium)")
 struct ServiceDashboardBrowserTests {
-    @Test("liveline serve --dashboard against a liveline simulator: a start and an update become sent in the DOM, a screenshot is not blank", .enabled(if: TestBrowsers.chromiumRuns, "SKIPPED: Chromium, chromedriver or python3-selenium is not installed: install Debian's chromium, chromium-driver and python3-selenium (scripts/install-deps.sh test); LIVELINE_REQUIRE_SERVERS=1 makes this a failure"))
+    @Test("liveline serve --dashboard against a liveline simulator: a start and an update become sent in the DOM, each send gets a picture of its Lock Screen with the right gate and what it drew named, a screenshot is not blank", .enabled(if: TestBrowsers.chromiumRuns, "SKIPPED: Chromium, chromedriver or python3-selenium is not installed: install Debian's chromium, chromium-driver and python3-selenium (scripts/install-deps.sh test); LIVELINE_REQUIRE_SERVERS=1 makes this a failure"))
     func serviceDashboardInChromium() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Browser/service_dashboard_test.py").path

@@ -113,6 +113,8 @@ final class DashboardLog: Sendable {
         if !r.apnsID.isEmpty { o["apnsID"] = .string(r.apnsID) }
         if let b = r.bundleID { o["bundleID"] = .string(b) }
         if let c = r.channelID { o["channelID"] = .string(c) }
+        // The headers as sent and the payload (bounded by the simulator; no JWT, no whole token).
+        for member in r.sentJSON { o[member.key] = member.value }
         if !r.deliveries.isEmpty {
             o["deliveries"] = .array(r.deliveries.map { d in
                 var entry: JSONObject = ["deviceID": .string(d.deviceID), "detail": .string(d.detail), "applied": .bool(d.dropReason == nil)]

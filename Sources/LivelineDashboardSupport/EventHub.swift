@@ -4,7 +4,7 @@ import Synchronization
 
 /// The pages listening: one `text/event-stream` per open page. Each change is written to every
 /// stream as it happens; a comment line every `heartbeat` lets closed pages be noticed and freed.
-final class EventHub: Sendable {
+package final class EventHub: Sendable {
     private struct State {
         var streams: [ObjectIdentifier: HTTPBodyStream] = [:]
         var nextID = 0
@@ -14,7 +14,7 @@ final class EventHub: Sendable {
     private let heartbeatTask: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     /// Starts the heartbeat.
-    init(heartbeat: Duration) {
+    package init(heartbeat: Duration) {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
@@ -26,10 +26,10 @@ final class EventHub: Sendable {
     }
 
     /// How many pages listen.
-    var listeners: Int { state.withLock { $0.streams.count } }
+    package var listeners: Int { state.withLock { $0.streams.count } }
 
     /// A new stream for a page; it leaves the hub when the page goes away.
-    func open() -> HTTPBodyStream {
+    package func open() -> HTTPBodyStream {
         let stream = HTTPBodyStream(bufferLimit: 8 << 20)
         let key = ObjectIdentifier(stream)
         state.withLock { $0.streams[key] = stream }
@@ -39,7 +39,7 @@ final class EventHub: Sendable {
     }
 
     /// Sends one event (`event:` name, `id:`, one `data:` line of JSON) to every page.
-    func send(event: String, data: String) {
+    package func send(event: String, data: String) {
         let id = state.withLock { s -> Int in
             s.nextID += 1
             return s.nextID
@@ -53,7 +53,7 @@ final class EventHub: Sendable {
     }
 
     /// Stops the heartbeat and ends every stream.
-    func close() {
+    package func close() {
         heartbeatTask.withLock { $0?.cancel() }
         for stream in state.withLock({ Array($0.streams.values) }) { stream.finish() }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineCore
-import LivelineDashboard
+import LivelineServiceDashboard
 import LivelineService
 import LivelineSimulator
 import LivelineTesting

@@ -62,5 +62,11 @@ enum ServiceDashboardPage {
     .changed { animation: flash 1s ease-out; }
     @keyframes flash { from { background: #0969da33; } to { background: transparent; } }
     @media (prefers-reduced-motion: reduce) { .changed { animation: none; } }
+    .sends { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+    .send-picture { margin: 0; max-width: 100%; overflow: auto; }
+    .send-picture figcaption { font-size: 12px; opacity: .75; margin-bottom: 4px; }
+    .picture-error { color: var(--bad); }
+    @media (prefers-color-scheme: dark) { .only-light { display: none; } }
+    @media not (prefers-color-scheme: dark) { .only-dark { display: none; } }
     """#
 }

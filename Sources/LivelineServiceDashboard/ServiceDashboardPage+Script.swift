@@ -83,6 +83,26 @@ extension ServiceDashboardPage {
         el("td", {}, String(b.coalesced.count)));
     }
 
+    // A send's content on the Lock Screen, drawn by the server's renderer (LivelinePreview) as it was
+    // when sent, light and dark (the page's scheme shows one), with what it drew named.
+    function sendFigure(s) {
+      const figure = el("figure", { class: "send-picture", "data-send": String(s.sendID), "data-event": s.event },
+        el("figcaption", {}, `Send ${s.sendID} · ${s.event} · `, time(s.sentAt), el("br"), el("span", { class: "drew" }, "Drawn: " + s.drew)));
+      if (s.error) {
+        figure.append(el("p", { class: "picture-error" }, s.error));
+      } else {
+        for (const [html, scheme] of [[s.lockScreen, s.lockScreenDark ? "only-light" : ""], [s.lockScreenDark, "only-dark"]]) {
+          if (!html) continue;
+          const picture = el("div", { class: ("picture " + scheme).trim() });
+          // The renderer's own markup: it escapes every text it draws (the same fragments the simulator's page shows).
+          picture.innerHTML = html;
+          figure.append(picture);
+        }
+      }
+      if ((s.warnings || []).length) figure.append(el("ul", { class: "warnings" }, ...s.warnings.map(w => el("li", {}, w))));
+      return figure;
+    }
+
     function card(a) {
       const budgets = (a.devices || []).filter(d => d.budget).map(d => d.budget);
       const titleID = "title-" + cards.size + "-" + a.activityID.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -111,6 +131,8 @@ extension ServiceDashboardPage {
         (a.devices || []).length ? table("Devices", ["Device", "State", "Reachable", "Last push (APNs' answer)", "Receipt", "Why it did not show"], a.devices.map(deviceRow)) : el("p", {}, "no device yet"),
         ...(budgets.length ? [el("h3", {}, "Budgets this hour"),
           table("Budgets", ["Device", "Priority 10", "Push-to-start", "Lowered to 5", "Coalesced"], budgets.map(budgetRow))] : []),
+        ...((a.sends || []).length ? [el("h3", {}, `Sent, on the Lock Screen (newest ${a.sends.length})`),
+          el("div", { class: "sends" }, ...a.sends.map(sendFigure))] : []),
         el("h3", {}, `Deliveries (newest ${a.deliveries.length})`),
         a.deliveries.length ? table("Deliveries", ["Send", "Event", "Device", "Token", "Priority", "State", "Detail"], a.deliveries.map(deliveryRow)) : el("p", {}, "none yet"));
     }

@@ -4,7 +4,7 @@ import LivelinePreview
 import LivelineTesting
 import LivelineUI
 import Testing
-@testable import LivelineDashboard
+@testable import LivelineSimulatorDashboard
 
 /// The dashboard's timers tick: its script redraws each timer of a preview as LivelinePreview
 /// would draw it at the new instant (checked in headless Chromium against the renderer itself).

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineCore
-import LivelineDashboard
+import LivelineServiceDashboard
 import LivelineHTTPServer
 import LivelineSimulator
 import LivelineTesting

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineCore
-import LivelineDashboard
+import LivelineSimulatorDashboard
 import LivelineSimulator
 import Testing
 

@@ -13,15 +13,15 @@ import LivelineHTTPServer
 ///   Without it every route answers 401.
 /// - `Content-Security-Policy` (scripts from the dashboard only, no framing), `X-Content-Type-Options`,
 ///   `Referrer-Policy: no-referrer` (the token never leaves in a Referer), `X-Frame-Options`.
-struct DashboardAccess: Sendable {
-    let token: String
+package struct DashboardAccess: Sendable {
+    package let token: String
     /// Lowercased host names accepted in `Host`, without port; IPv6 ones without brackets.
-    let hosts: Set<String>
+    package let hosts: Set<String>
     /// The cookie's name: unique per dashboard (cookies are shared by every port of a host).
-    let cookieName: String
+    package let cookieName: String
 
-    static let headerName = "x-liveline-dashboard-token"
-    static let securityHeaders: [(name: String, value: String)] = [
+    package static let headerName = "x-liveline-dashboard-token"
+    package static let securityHeaders: [(name: String, value: String)] = [
         ("content-security-policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"),
         ("x-content-type-options", "nosniff"),
         ("referrer-policy", "no-referrer"),
@@ -29,7 +29,7 @@ struct DashboardAccess: Sendable {
         ("cache-control", "no-store"),
     ]
 
-    init(host: String, token: String? = nil) {
+    package init(host: String, token: String? = nil) {
         let token = token ?? Digest.hex(Digest.randomBytes(16))
         self.token = token
         var hosts: Set<String> = ["localhost", "127.0.0.1", "::1"]
@@ -39,7 +39,7 @@ struct DashboardAccess: Sendable {
     }
 
     /// Whether `header` (a `Host` value) names this dashboard exactly.
-    func allows(host header: String) -> Bool {
+    package func allows(host header: String) -> Bool {
         var name = Substring(header.lowercased())
         var port: Substring = ""
         if name.hasPrefix("[") {
@@ -61,20 +61,20 @@ struct DashboardAccess: Sendable {
     }
 
     /// `nil` when the request may go on; else the answer refusing it.
-    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+    package func refusal(_ request: HTTPRequest) -> HTTPResponse? {
         guard let host = request.header("host") else {
-            return DashboardRoutes.error(400, "missing-host", "a request to the dashboard needs a Host header")
+            return DashboardError.response(400, "missing-host", "a request to the dashboard needs a Host header")
         }
         guard allows(host: host) else {
-            return DashboardRoutes.error(421, "wrong-host", "the dashboard answers only to 127.0.0.1, localhost, [::1] or its own address, not \(host.prefix(100))")
+            return DashboardError.response(421, "wrong-host", "the dashboard answers only to 127.0.0.1, localhost, [::1] or its own address, not \(host.prefix(100))")
         }
         guard presentsToken(request) else {
-            return DashboardRoutes.error(401, "dashboard-token", "the dashboard needs its access token: open the URL it printed at start (…/?token=…), or send X-Liveline-Dashboard-Token")
+            return DashboardError.response(401, "dashboard-token", "the dashboard needs its access token: open the URL it printed at start (…/?token=…), or send X-Liveline-Dashboard-Token")
         }
         return nil
     }
 
-    func presentsToken(_ request: HTTPRequest) -> Bool {
+    package func presentsToken(_ request: HTTPRequest) -> Bool {
         var presented: [String] = []
         if let q = request.queryValue("token") { presented.append(q) }
         if let h = request.header(Self.headerName) { presented.append(h) }
@@ -90,7 +90,7 @@ struct DashboardAccess: Sendable {
     }
 
     /// `response` with the security headers, and the access cookie when the token came in the query.
-    func secured(_ response: HTTPResponse, _ request: HTTPRequest) -> HTTPResponse {
+    package func secured(_ response: HTTPResponse, _ request: HTTPRequest) -> HTTPResponse {
         var response = response
         let present = Set(response.headers.map { $0.name.lowercased() })
         for header in Self.securityHeaders where !present.contains(header.name) { response.headers.append(header) }

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboardSupport
 import LivelineHTTPServer
 import LivelineSimulator
 
@@ -65,6 +66,6 @@ struct DashboardRoutes: Sendable {
     }
 
     static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        .json(status, JSONValue.object(["error": ["code": .string(code), "message": .string(message)]]).serialized())
+        DashboardError.response(status, code, message)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboardSupport
 import LivelineHTTPServer
 import LivelineSimulator
 import Synchronization
@@ -15,11 +16,11 @@ import Synchronization
 /// print(dashboard.url)
 /// ```
 ///
-/// Module: LivelineDashboard owns the live pages: this one of the simulated iPhones and
-/// `ServiceDashboard` of the service's activities, their routes and server-sent events. It imports
-/// LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer and
-/// LivelineService; nothing imports it but the command-line tool, and it must never import the
-/// browser, the store or the transport.
+/// Module: LivelineSimulatorDashboard owns the simulated iPhones' live page: its routes, its cards
+/// (drawn by LivelinePreview), its delivery log and its server-sent events. It imports LivelineCore,
+/// LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer and LivelineDashboardSupport
+/// (what it shares with the service's page); it must never import the service (LivelineServiceDashboard
+/// shows that), the browser, the store or the transport.
 public final class Dashboard: Sendable {
     /// The simulator shown and what the page's controls call.
     public let control: SimulatorControl

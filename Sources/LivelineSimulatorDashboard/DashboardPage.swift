@@ -66,6 +66,8 @@ enum DashboardPage {
     .log dl.entry { display: grid; grid-template-columns: max-content 1fr; gap: 0 8px; margin: 4px 0 4px 16px; }
     .log dl.entry dt { opacity: .7; }
     .log dl.entry dd { margin: 0; overflow-wrap: anywhere; }
+    .log .payload-name { margin: 4px 0 0 16px; opacity: .7; }
+    .log pre.payload { margin: 2px 0 4px 16px; max-height: 24em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
     @media (max-width: 480px) {
       body { padding: 0 8px 24px; }
       header { position: static; }

@@ -1,13 +1,13 @@
 import Foundation
 import LivelineCore
-import LivelineDashboard
+import LivelineServiceDashboard
 import LivelineTesting
 import Testing
 
-/// Who may read the dashboards: the exact host names and the access token; and the headers
+/// Who may read the service's dashboard (LivelineDashboardSupport's rules, as the simulator's page has them): the exact host names and the access token; and the headers
 /// every answer carries. Against the real servers, with curl.
-@Suite("Dashboards: access token, exact Host, security headers")
-struct DashboardAccessTests {
+@Suite("The service's dashboard: access token, exact Host, security headers")
+struct ServiceDashboardAccessTests {
     struct Answer {
         var status: Int
         var headers: [String: String]
@@ -71,20 +71,6 @@ struct DashboardAccessTests {
                 let answer = try await Self.fetch(f.dashboard.url + "api/activities", token + ["-H", "Host: \(host)"])
                 #expect(answer.status == 200, "Host \(host) answered \(answer.status): \(answer.body)")
             }
-        }
-    }
-
-    @Test("the simulator's dashboard: its control routes need the token too, and refuse a rebinding Host")
-    func simulatorDashboardToken() async throws {
-        try await DashboardFixture.with { f in
-            let status = f.dashboard.url + "simulator/v1/status"
-            #expect(try await Self.fetch(status).status == 401)
-            let token = ["-H", "\(Dashboard.tokenHeader): \(f.dashboard.token)"]
-            #expect(try await Self.fetch(status, token).status == 200)
-            #expect(try await Self.fetch(status, token + ["-H", "Host: 127.0.0.1.rebind.example"]).status == 421)
-            let post = try await Self.fetch(f.dashboard.url + "simulator/v1/clock/advance", ["-X", "POST", "-H", "content-type: application/json", "--data-binary", #"{"seconds": 60}"#])
-            #expect(post.status == 401)
-            #expect(post.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
         }
     }
 }

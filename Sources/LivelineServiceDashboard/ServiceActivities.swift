@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboardSupport
 import LivelineService
 import Synchronization
 
@@ -12,6 +13,8 @@ final class ServiceActivities: Sendable {
     static let coalescing: Duration = .milliseconds(50)
 
     let service: Service
+    /// Each send's picture (the overview's `sends`).
+    let pictures = SendPictures()
 
     private struct State {
         var known: [String] = []
@@ -36,13 +39,17 @@ final class ServiceActivities: Sendable {
     }
 
     /// The service's overview of an activity with `revision`: the page replaces a card only with a newer one.
+    /// `sends` has a picture of each of its newest sends (`SendPictures`), drawn outside the revision's lock.
     func overview(_ activityID: String) throws -> JSONValue? {
-        try revision.withLock { n -> JSONValue? in
+        let read = try revision.withLock { n -> JSONObject? in
             guard case .object(var o)? = try service.activityOverview(activityID) else { return nil }
             n += 1
             o["revision"] = .number(Double(n))
-            return .object(o)
+            return o
         }
+        guard var o = read else { return nil }
+        o["sends"] = .array(try pictures.pictures(for: o, service: service))
+        return .object(o)
     }
 
     /// One activity's overview (it joins the page's list), or nil when the service does not know it.

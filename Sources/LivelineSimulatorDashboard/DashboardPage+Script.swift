@@ -67,13 +67,28 @@ extension DashboardPage {
       let findings = "";
       for (const f of e.findings || []) findings += `<li>${esc(f.path)}: ${esc(f.message)} [${esc(f.code)}]</li>`;
       if (findings) text += `<ul class="findings">${findings}</ul>`;
-      // Opened: the request APNs saw (method, path with the token cut, headers) and what each device did.
-      const rows = [["request", `${e.method || "POST"} ${e.path || ""}`], ["status", e.status], ["apns-id", e.apnsID], ["apns-push-type", e.pushType],
-                    ["apns-priority", e.priority], ["apns-topic", e.bundleID], ["channel", e.channelID], ["event", e.event]]
+      // Opened: the request APNs saw (method, path with the token cut, the apns- headers as sent), what
+      // APNs took from it where no header said (the apns-id answered, the default priority, the push type
+      // from the topic), the alert, what each device did, and the payload.
+      const sent = (e.headers || []).map(h => [h.name, h.value]);
+      const named = new Set(sent.map(([k]) => k));
+      const taken = [["apns-id", e.apnsID], ["apns-push-type", e.pushType], ["apns-priority", e.priority], ["apns-topic", e.bundleID]]
+        .filter(([k]) => !named.has(k)).map(([k, v]) => [k + " (by APNs)", v]);
+      const alert = e.alert === undefined ? undefined : typeof e.alert === "string" ? e.alert : [e.alert.title, e.alert.subtitle, e.alert.body].filter(Boolean).join(" · ") || JSON.stringify(e.alert);
+      const rows = [["request", `${e.method || "POST"} ${e.path || ""}`], ["status", e.status], ...sent, ...taken,
+                    ["channel", e.channelID], ["event", e.event], ["alert", alert]]
         .filter(([, v]) => v !== undefined && v !== null && v !== "");
       let more = rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("");
       for (const d of e.deliveries || []) more += `<dt>${esc(d.deviceID)}</dt><dd>${d.applied ? "applied" : "dropped: " + esc(d.reason)}${d.activityID ? " · " + esc(d.activityID) : ""}${d.detail ? " · " + esc(d.detail) : ""}</dd>`;
-      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}"><details><summary>${text}</summary><dl class="entry">${more}</dl></details></li>`;
+      let payload = "";
+      if (e.payload !== undefined || e.payloadText !== undefined) {
+        const cut = e.payloadTruncated ? ", cut to what APNs takes" : "";
+        const body = e.payload !== undefined ? JSON.stringify(e.payload, null, 2) : e.payloadText;
+        payload = `<p class="payload-name">Payload (${esc(e.payloadBytes)} bytes${cut}${e.payload === undefined ? ", not JSON" : ""})</p><pre class="payload">${esc(body)}</pre>`;
+      } else if (e.payloadBytes === 0) {
+        payload = `<p class="payload-name">No payload</p>`;
+      }
+      return `<li class="verdict-${esc(e.verdict)}" data-sequence="${esc(e.sequence)}"><details><summary>${text}</summary><dl class="entry">${more}</dl>${payload}</details></li>`;
     }
 
     // The filter: cards whose name, id or iOS version do not contain the words are hidden.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineDashboardSupport
 import LivelineHTTPServer
 import LivelineService
 import Synchronization
@@ -15,6 +16,11 @@ import Synchronization
 /// let dashboard = try ServiceDashboard.start(service: server.service)
 /// print(dashboard.url)
 /// ```
+///
+/// Module: LivelineServiceDashboard owns the service's live page: its routes, its cards, the picture
+/// of each send (drawn by LivelinePreview) and its server-sent events. It imports LivelineCore,
+/// LivelinePreview, LivelineService, LivelineHTTPServer and LivelineDashboardSupport; it must never
+/// import the simulator (LivelineSimulatorDashboard shows that), the browser, the store or the transport.
 public final class ServiceDashboard: Sendable {
     /// The page's address, `http://127.0.0.1:PORT/`.
     public var url: String { server.url + "/" }
