@@ -264,6 +264,19 @@ enum Migrations {
             ALTER TABLE channels ADD COLUMN activity_id TEXT;
             CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
             """),
+        // Channel members: an installation's app-started activity follows the channel the backend
+        // bound to a logical activity (no update token exists for it). One row per activity and device.
+        SQLiteMigration("16-channel-members", """
+            CREATE TABLE channel_members (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                channel_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                device_activity_id TEXT,
+                joined_at REAL NOT NULL,
+                PRIMARY KEY (activity_id, device_id));
+            CREATE INDEX channel_members_by_channel ON channel_members (channel_id, activity_id);
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -476,6 +489,17 @@ enum Migrations {
         PostgresMigration("13-activity-channels", """
             ALTER TABLE channels ADD COLUMN activity_id TEXT;
             CREATE UNIQUE INDEX channels_by_activity ON channels (activity_id) WHERE activity_id IS NOT NULL;
+            """),
+        PostgresMigration("16-channel-members", """
+            CREATE TABLE channel_members (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                channel_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                device_activity_id TEXT,
+                joined_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (activity_id, device_id));
+            CREATE INDEX channel_members_by_channel ON channel_members (channel_id, activity_id);
             """),
     ]
 }

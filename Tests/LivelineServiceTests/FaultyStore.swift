@@ -163,4 +163,11 @@ private struct FaultyTransaction: StoreTransaction {
     func activityAliases(activityID: String) throws -> [ActivityAliasRecord] { try faults.check("activityAliases"); return try inner.activityAliases(activityID: activityID) }
     func activityChannel(activityID: String) throws -> ChannelRecord? { try faults.check("activityChannel"); return try inner.activityChannel(activityID: activityID) }
     func staleActivityChannels(endedBefore: Date, startedBefore: Date, limit: Int) throws -> [ChannelRecord] { try faults.check("staleActivityChannels"); return try inner.staleActivityChannels(endedBefore: endedBefore, startedBefore: startedBefore, limit: limit) }
+    func setChannelMember(_ member: ChannelMemberRecord) throws { try faults.check("setChannelMember"); try inner.setChannelMember(member) }
+    func channelMember(activityID: String, deviceID: String) throws -> ChannelMemberRecord? { try faults.check("channelMember"); return try inner.channelMember(activityID: activityID, deviceID: deviceID) }
+    func channelMembers(activityID: String) throws -> [ChannelMemberRecord] { try faults.check("channelMembers"); return try inner.channelMembers(activityID: activityID) }
+    func deleteChannelMember(activityID: String, deviceID: String) throws -> Bool { try faults.check("deleteChannelMember"); return try inner.deleteChannelMember(activityID: activityID, deviceID: deviceID) }
+    func channelMemberSpending(channelID: String, now: Date, since: Date, atLeast: Int) throws -> [ChannelMemberSpending] {
+        try faults.check("channelMemberSpending"); return try inner.channelMemberSpending(channelID: channelID, now: now, since: since, atLeast: atLeast)
+    }
 }
