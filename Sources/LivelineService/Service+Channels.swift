@@ -41,10 +41,16 @@ extension Service {
         if let error = Self.apnsError(result) { throw error }
         guard let id = result.value else { throw APIError(502, "apns-bad-answer", "APNs created a channel but sent no channel id") }
         let record = ChannelRecord(channelID: id, bundleID: bundleID, storagePolicy: policyNumber, createdAt: c.now, activityID: activityID)
-        return try commit(c) { tx in
-            if let activityID { return try bindNewChannel(activityID, record, type: type, c: c, tx) }
-            try tx.insertChannel(record)
-            return Answer(201, Self.json(record))
+        do {
+            return try commit(c) { tx in
+                if let activityID { return try bindNewChannel(activityID, record, type: type, c: c, tx) }
+                try tx.insertChannel(record)
+                return Answer(201, Self.json(record))
+            }
+        } catch {
+            // Not kept (the id was bound meanwhile, or the store failed): not left in APNs either.
+            if activityID != nil { await dropChannel(record, client: client) }
+            throw error
         }
     }
 
