@@ -172,8 +172,10 @@ struct ChannelMemberTests {
     }
 
     @Test("a member's budget lowers a broadcast it would throttle")
-    func budget() async throws {
-        let f = try await ServiceFixture(phones: [("fan", "18.2")]) { $0.immediateBudgetPerHour = 2; $0.frequentImmediateBudgetPerHour = 2 }
+    func budget() async throws { try await Self.budgetFlow() }
+
+    static func budgetFlow(_ configure: @escaping (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+        let f = try await ServiceFixture(phones: [("fan", "18.2")]) { configure(&$0); $0.immediateBudgetPerHour = 2; $0.frequentImmediateBudgetPerHour = 2 }
         defer { Task { await f.stop() } }
         let (fan, _) = try await Self.member(f)
         var priorities: [Double] = []
@@ -218,5 +220,12 @@ struct ChannelMemberPostgresTests {
         let database = try TestPostgres.makeDatabase()
         defer { database.drop() }
         try await ChannelMemberTests.flow { $0.database = database.url() }
+    }
+
+    @Test("a member's budget on PostgreSQL")
+    func budgetOnPostgres() async throws {
+        let database = try TestPostgres.makeDatabase()
+        defer { database.drop() }
+        try await ChannelMemberTests.budgetFlow { $0.database = database.url() }
     }
 }
