@@ -43,10 +43,15 @@ public actor LiveActivityCoordinator {
         /// Scheduled and not started yet (iOS 26 `.pending`): tracked, no token yet, and ActivityKit's
         /// age limit counts from its start (`firstSeen` is reset then), not from when it was seen.
         var pending: Bool? = nil
+        /// The channel it follows: the app started it with `pushType: .channel(id)` (iOS 18) and said so
+        /// (`followsChannel`); ActivityKit's `Activity` does not expose it.
+        var channelID: String? = nil
     }
 
     struct State: Sendable, Codable {
         var activities: [String: Record] = [:]
+        /// Channels the app named for activities not observed yet, by `Activity.id`.
+        var channels: [String: String]? = nil
     }
 
     private let uploader: TokenUploader
@@ -275,7 +280,11 @@ public actor LiveActivityCoordinator {
         observed.insert(activity.id)
         if state.activities[activity.id] == nil {
             state.activities[activity.id] = Record(logicalID: logical, attributesType: kind, firstSeen: now(), over: false, token: nil,
-                                                   pending: activity.activityState == .pending ? true : nil)
+                                                   pending: activity.activityState == .pending ? true : nil, channelID: state.channels?[activity.id])
+            if let channel = state.channels?.removeValue(forKey: activity.id) {
+                log("LivelineKit: activity \(activity.id) (\(logical)) follows channel \(channel)")
+                await uploadWinner(for: logical)
+            }
         } else if activity.activityState != .pending && !activity.activityState.isOver {
             started(activity.id)
         }
@@ -331,6 +340,7 @@ public actor LiveActivityCoordinator {
     /// is registered; when none is left running, the token is deleted.
     private func uploadWinner(for logicalID: String) async {
         let candidates = state.activities.filter { $0.value.logicalID == logicalID && !$0.value.over }
+        await uploadMember(for: logicalID, candidates)
         if candidates.isEmpty {
             await uploader.deleteActivityToken(activityID: logicalID)
             return
@@ -347,6 +357,38 @@ public actor LiveActivityCoordinator {
         // The device's own activity id goes along: taps reported under it resolve to `logicalID`.
         await uploader.setActivityToken(winner.value.token!, activityID: logicalID, attributesType: winner.value.attributesType,
                                         deviceActivityID: winner.key)
+    }
+
+    // MARK: - App-started channel activities (iOS 18)
+
+    /// The app started the activity `deviceActivityID` (`Activity.id`) itself with
+    /// `pushType: .channel(channelID)`: it never gets an update token and only follows the channel the
+    /// backend bound to its logical id. ActivityKit does not expose an activity's channel, so the app
+    /// says it here, right after `Activity.request`; the coordinator reports it to the service
+    /// (`PUT /v1/activities/{id}/channel-members/{deviceID}`) and withdraws it when the activity ends.
+    public func followsChannel(_ channelID: String, deviceActivityID: String) async {
+        guard !channelID.isEmpty else { return }
+        if var record = state.activities[deviceActivityID] {
+            guard !record.over, record.channelID != channelID else { return }
+            record.channelID = channelID
+            state.activities[deviceActivityID] = record
+            await uploadWinner(for: record.logicalID)
+        } else {
+            // Not observed yet (the activity stream yields it a moment later): kept until it is.
+            state.channels = (state.channels ?? [:]).merging([deviceActivityID: channelID]) { _, new in new }
+        }
+        persist()
+        kick()
+    }
+
+    /// The channel member report of a logical id: the newest running activity on a channel, or none.
+    private func uploadMember(for logicalID: String, _ candidates: [String: Record]) async {
+        let onChannel = candidates.filter { $0.value.channelID != nil }
+        if let member = onChannel.max(by: { ($0.value.firstSeen, $0.key) < ($1.value.firstSeen, $1.key) }) {
+            await uploader.setChannelMember(activityID: logicalID, channelID: member.value.channelID!, deviceActivityID: member.key)
+        } else {
+            await uploader.deleteChannelMember(activityID: logicalID)
+        }
     }
 
     /// Activities past ActivityKit's limit are over, even if no stream said so.

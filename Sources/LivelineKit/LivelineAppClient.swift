@@ -165,6 +165,41 @@ public struct LivelineAppClient: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `PUT /v1/activities/{activityID}/channel-members/{deviceID}`: the activity the app started itself
+    /// with `pushType: .channel(channelID)` follows the channel the backend bound to `activityID`. On
+    /// 404 `not-found` (the installation does not hold the activity yet) the backend's grant is asked
+    /// for once; a `deviceActivityID` refused as an alias (409) is left out and the report sent again.
+    public func putChannelMember(activityID: String, channelID: String, deviceID: String, deviceActivityID: String? = nil, grant: String? = nil) async throws(LivelineAppError) {
+        var body: JSONObject = ["channelID": .string(channelID)]
+        if let grant { body["grant"] = .string(grant) }
+        if let deviceActivityID { body["deviceActivityID"] = .string(deviceActivityID) }
+        let put = { (body: JSONObject) async throws(LivelineAppError) in
+            do throws(LivelineAppError) {
+                _ = try await self.deviceCall("PUT", { ["v1", "activities", activityID, "channel-members", $0] }, body: .object(body))
+            } catch where error.status == 409 && (error.code == "alias-taken" || error.code == "too-many-aliases") && body["deviceActivityID"] != nil {
+                var body = body
+                body["deviceActivityID"] = nil
+                _ = try await self.deviceCall("PUT", { ["v1", "activities", activityID, "channel-members", $0] }, body: .object(body))
+            }
+        }
+        do throws(LivelineAppError) {
+            try await put(body)
+        } catch where error.status == 404 && error.code == "not-found" && grant == nil {
+            guard let provider = activityGrantProvider, let id = installationID, let granted = await provider(id, activityID) else { throw error }
+            body["grant"] = .string(granted)
+            try await put(body)
+        }
+    }
+
+    /// `DELETE /v1/activities/{activityID}/channel-members/{deviceID}`; 404 counts as done.
+    public func deleteChannelMember(activityID: String, deviceID: String) async throws(LivelineAppError) {
+        do throws(LivelineAppError) {
+            _ = try await deviceCall("DELETE", { ["v1", "activities", activityID, "channel-members", $0] }, body: nil)
+        } catch where error.status == 404 {
+            return
+        }
+    }
+
     /// `DELETE /v1/activities/{activityID}/tokens/{deviceID}`. A token the service does not have
     /// (404) counts as deleted: the call is safe to repeat.
     public func deleteActivityToken(activityID: String, deviceID: String) async throws(LivelineAppError) {

@@ -118,6 +118,28 @@ public actor TokenUploader {
         enqueue(op)
     }
 
+    /// An activity the app started itself with `pushType: .channel(channelID)` (iOS 18) follows the
+    /// channel the backend bound to `activityID`: it has no update token, so this report is how the
+    /// service counts it (status, budget, older builds). Sent once per channel; the service accepts it
+    /// only for an activity the installation holds (the client asks `activityGrantProvider` on 404).
+    public func setChannelMember(activityID: String, channelID: String, deviceActivityID: String? = nil) {
+        guard !channelID.isEmpty else { return }
+        let alias = deviceActivityID.flatMap { UUID(uuidString: $0) != nil && $0 != activityID ? $0 : nil }
+        enqueueToken(.channelMember(activityID: activityID, channelID: channelID, deviceID: deviceID, deviceActivityID: alias), token: channelID)
+    }
+
+    /// The app-started channel activity ended or was dismissed.
+    public func deleteChannelMember(activityID: String) {
+        let op = UploadOperation.deleteChannelMember(activityID: activityID, deviceID: deviceID)
+        if state.confirmed[op.key] == nil {
+            switch state.pending[op.key]?.operation {
+            case nil, .deleteChannelMember?: return
+            default: break
+            }
+        }
+        enqueue(op)
+    }
+
     /// A tap to deliver once. A key already delivered or queued is ignored.
     public func postInteraction(_ interaction: Interaction) {
         let op = UploadOperation.interaction(interaction)
@@ -272,6 +294,9 @@ public actor TokenUploader {
             case .interaction(let i): try await client.postInteraction(i)
             case .receipt(let activity, let device, let at): try await client.postReceipt(activityID: activity, deviceID: device, displayedAt: at)
             case .decodeFailure(let activity, let device, let at, let error): try await client.postDecodeFailure(activityID: activity, deviceID: device, error: error, failedAt: at)
+            case .channelMember(let activity, let channel, let device, let alias):
+                try await client.putChannelMember(activityID: activity, channelID: channel, deviceID: device, deviceActivityID: alias)
+            case .deleteChannelMember(let activity, let device): try await client.deleteChannelMember(activityID: activity, deviceID: device)
             }
             succeeded(entry)
             report.sent.append(op.summary)
@@ -292,6 +317,10 @@ public actor TokenUploader {
             state.delivered.append(i.idempotencyKey)
             if state.delivered.count > Self.deliveredLimit { state.delivered.removeFirst(state.delivered.count - Self.deliveredLimit) }
         case .receipt, .decodeFailure: break
+        // Kept as a confirmed "token" (the channel id, no activityID): not sent again, and never taken for an update token.
+        case .channelMember(_, let channel, let device, let alias):
+            state.confirmed[op.key] = ConfirmedToken(token: channel, activityID: nil, deviceID: device, deviceActivityID: alias)
+        case .deleteChannelMember: state.confirmed[op.key] = nil
         }
         // Replaced while on the wire: the newer one stays queued.
         if state.pending[op.key]?.sequence == entry.sequence { state.pending[op.key] = nil }

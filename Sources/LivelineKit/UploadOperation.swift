@@ -19,6 +19,11 @@ public enum UploadOperation: Sendable, Codable, Equatable {
     case receipt(activityID: String, deviceID: String, displayedAt: Date)
     /// `POST /v1/activities/{activityID}/decode-failures` (the newest replaces one not yet sent).
     case decodeFailure(activityID: String, deviceID: String, failedAt: Date, error: String)
+    /// `PUT /v1/activities/{activityID}/channel-members/{deviceID}`: an activity the app started
+    /// itself with `pushType: .channel(channelID)` (iOS 18) follows the channel the backend bound to `activityID`.
+    case channelMember(activityID: String, channelID: String, deviceID: String, deviceActivityID: String?)
+    /// `DELETE /v1/activities/{activityID}/channel-members/{deviceID}`.
+    case deleteChannelMember(activityID: String, deviceID: String)
 
     /// Operations with one key replace each other: only the newest is sent. An activity's token and
     /// its deletion share a key (the newest decides); each interaction has its own.
@@ -30,20 +35,24 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         case .interaction(let i): "interaction|\(i.idempotencyKey)"
         case .receipt(let activity, let device, _): "receipt|\(activity)|\(device)"
         case .decodeFailure(let activity, let device, _, _): "decode-failure|\(activity)|\(device)"
+        case .channelMember(let activity, _, let device, _), .deleteChannelMember(let activity, let device): "member|\(activity)|\(device)"
         }
     }
 
     /// Token uploads need the device registered first (the service answers 404 `unknown-device`).
     var needsDevice: Bool {
         switch self {
-        case .pushToStartToken, .activityToken: true
+        case .pushToStartToken, .activityToken, .channelMember: true
         default: false
         }
     }
 
-    /// The phone's activity id sent with an update token, if any.
+    /// The phone's activity id sent with an update token or a channel member report, if any.
     var deviceActivityID: String? {
-        if case .activityToken(_, _, _, _, let alias) = self { alias } else { nil }
+        switch self {
+        case .activityToken(_, _, _, _, let alias), .channelMember(_, _, _, let alias): alias
+        default: nil
+        }
     }
 
     /// A report under an activity id the service does not know (404 `not-found`) may name the
@@ -65,6 +74,8 @@ public enum UploadOperation: Sendable, Codable, Equatable {
         case .interaction(let i): "interaction \(i.action) on \(i.activityID) (\(i.idempotencyKey))"
         case .receipt(let activity, let device, _): "receipt of \(device) for \(activity)"
         case .decodeFailure(let activity, let device, _, _): "decode failure of \(device) for \(activity)"
+        case .channelMember(let activity, let channel, let device, _): "\(device) follows channel \(channel) for \(activity)"
+        case .deleteChannelMember(let activity, let device): "\(device) no longer follows the channel of \(activity)"
         }
     }
 }

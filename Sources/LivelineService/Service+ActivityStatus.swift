@@ -101,12 +101,13 @@ extension Service {
     static func deviceStatuses(_ activity: ActivityRecord, deliveries: [DeliveryRecord], tokens: [TokenRecord], limit: Int,
                                rules: StatusRules, now: Date, _ tx: any StoreTransaction) throws -> [JSONValue] {
         let reports = try tx.deviceReports(activityID: activity.activityID)
+        let members = try currentMembers(activity, tx)  // app-started activities on its channel (Service+ChannelMembers.swift)
         var order: [String] = []
         var seen = Set<String>()
         var byDevice: [String: [DeliveryRecord]] = [:]
         for d in deliveries { if let id = d.deviceID { byDevice[id, default: []].append(d) } }
         let tokenOf = Dictionary(tokens.map { ($0.deviceID, $0) }, uniquingKeysWith: { a, _ in a })
-        for id in deliveries.compactMap(\.deviceID) + tokens.map(\.deviceID) + reports.map(\.deviceID) where seen.insert(id).inserted {
+        for id in deliveries.compactMap(\.deviceID) + tokens.map(\.deviceID) + reports.map(\.deviceID) + members.map(\.deviceID) where seen.insert(id).inserted {
             order.append(id)
             if order.count >= min(limit, maxDeviceStatuses) { break }
         }
@@ -121,7 +122,8 @@ extension Service {
             let facts = DeviceFacts(
                 activity: activity, deviceID: deviceID, device: try tx.device(deviceID), deliveries: byDevice[deviceID] ?? [],
                 token: tokenOf[deviceID],
-                decodeFailure: reports.last { $0.deviceID == deviceID && $0.kind == decodeFailureKind })
+                decodeFailure: reports.last { $0.deviceID == deviceID && $0.kind == decodeFailureKind },
+                member: members.first { $0.deviceID == deviceID })
             let status = try facts.status(rules: rules, now: now, body: body)
             guard let ledger = rules.ledger, let device = facts.device, case .object(var o) = status else { return status }
             o["budget"] = try ledger.snapshot(device: device, activityID: activity.activityID, now: now, tx: tx)
@@ -139,6 +141,8 @@ struct DeviceFacts {
     var deliveries: [DeliveryRecord]
     var token: TokenRecord?
     var decodeFailure: DeviceReportRecord?
+    /// The device reported that its app-started activity follows the activity's channel.
+    var member: ChannelMemberRecord? = nil
 
     /// When APNs gave its verdict on a row (a receipt overwrites `updatedAt`, so a displayed row has none here).
     static func verdictTime(_ d: DeliveryRecord) -> Date? { d.displayedAt == nil && d.state.isFinal ? d.updatedAt : nil }
@@ -150,7 +154,7 @@ struct DeviceFacts {
         let firstReceipt = receipts.min()
         let last = deliveries.first
         let version = device.flatMap { OSVersionNumber($0.iosVersion) }
-        let viaChannel = activity.channelID != nil && (version.map { $0 >= OSVersionNumber(18, 0) } ?? false)
+        let viaChannel = activity.channelID != nil && (version.map { $0 >= OSVersionNumber(18, 0) } ?? false) || member != nil
 
         // Lifecycle, as far as the service knows it.
         var lifecycle = JSONObject()
@@ -160,7 +164,8 @@ struct DeviceFacts {
         if let token { lifecycle["tokenRegisteredAt"] = .string(ISODate.string(token.registeredAt)) }
         if let firstReceipt { lifecycle["firstShownAt"] = .string(ISODate.string(firstReceipt)) }
         if let lastReceipt { lifecycle["lastReceiptAt"] = .string(ISODate.string(lastReceipt)) }
-        let shown = token != nil || firstReceipt != nil || (start == nil && !deliveries.isEmpty)
+        if let member { lifecycle["followsChannelSince"] = .string(ISODate.string(member.joinedAt)) }
+        let shown = token != nil || firstReceipt != nil || (start == nil && !deliveries.isEmpty) || member != nil
 
         // Stale date: from the newest start or update that carried one.
         var staleAt: Date?
@@ -209,6 +214,7 @@ struct DeviceFacts {
         var o: JSONObject = ["deviceID": .string(deviceID), "state": .string(state), "reachable": .bool(reachable), "lifecycle": .object(lifecycle)]
         if let device { o["iosVersion"] = .string(device.iosVersion) }
         if let token { o["token"] = .string(Service.prefix(token.token)) }
+        if let member { o["channelID"] = .string(member.channelID); o["startedBy"] = "app" }
         if let last {
             var l: JSONObject = ["id": .number(Double(last.id)), "event": .string(last.event), "target": .string(last.target.rawValue), "state": .string(last.state.rawValue),
                                  "priority": .number(Double(last.priority)), "at": .string(ISODate.string(last.updatedAt))]

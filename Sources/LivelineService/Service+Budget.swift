@@ -45,8 +45,9 @@ extension Service {
     func broadcastBudget(channelID: String, requested: Int, tx: any StoreTransaction, now: Date) throws -> BroadcastBudget {
         var result = BroadcastBudget(priority: requested, findings: [])
         guard requested == 10 else { return result }
-        let use = try tx.channelBudgetUse(channelID: channelID, now: now, since: now.addingTimeInterval(-3600), budget: configuration.immediateBudgetPerHour,
-                                          frequentBudget: configuration.frequentImmediateBudgetPerHour, limit: 5)
+        let followers = try tx.channelBudgetUse(channelID: channelID, now: now, since: now.addingTimeInterval(-3600), budget: configuration.immediateBudgetPerHour,
+                                                frequentBudget: configuration.frequentImmediateBudgetPerHour, limit: 5)
+        let use = try withMembers(followers, channelID: channelID, now: now, tx: tx)  // app-started activities on it (Service+ChannelMembers.swift)
         guard use.overBudgetCount > 0 else { return result }
         let names = use.overBudget.map { "\($0.deviceID) \($0.spent) of \($0.budget)" }.joined(separator: ", ")
             + (use.overBudgetCount > use.overBudget.count ? " and \(use.overBudgetCount - use.overBudget.count) more" : "")

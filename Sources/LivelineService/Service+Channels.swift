@@ -27,8 +27,11 @@ extension Service {
         var body = try JSONBody(c.request.body)
         let bundleID = try body.requiredString("bundleID", maxLength: 155)
         let policyNumber = try body.integer("storagePolicy", in: 0...1) ?? 0
+        let activityID = try body.string("activityID", maxLength: 200)  // bound to it (Service+ChannelMembers.swift)
+        let type = try body.string("attributesType", maxLength: 200)
         try body.finish()
         try c.requireApp(bundleID)
+        try checkBindable(activityID, type: type, bundleID: bundleID, c: c)
         let (_, client) = try appAndClient(bundleID)
         let count = try store.write { try $0.channelCount(bundleID: bundleID) }
         if count >= configuration.channelLimit {
@@ -37,10 +40,17 @@ extension Service {
         let result = await client.createChannel(bundleID: bundleID, storagePolicy: APNSMessageStoragePolicy(rawValue: policyNumber) ?? .noMessageStored)
         if let error = Self.apnsError(result) { throw error }
         guard let id = result.value else { throw APIError(502, "apns-bad-answer", "APNs created a channel but sent no channel id") }
-        let record = ChannelRecord(channelID: id, bundleID: bundleID, storagePolicy: policyNumber, createdAt: c.now)
-        return try commit(c) { tx in
-            try tx.insertChannel(record)
-            return Answer(201, Self.json(record))
+        let record = ChannelRecord(channelID: id, bundleID: bundleID, storagePolicy: policyNumber, createdAt: c.now, activityID: activityID)
+        do {
+            return try commit(c) { tx in
+                if let activityID { return try bindNewChannel(activityID, record, type: type, c: c, tx) }
+                try tx.insertChannel(record)
+                return Answer(201, Self.json(record))
+            }
+        } catch {
+            // Not kept (the id was bound meanwhile, or the store failed): not left in APNs either.
+            if activityID != nil { await dropChannel(record, client: client) }
+            throw error
         }
     }
 

@@ -203,7 +203,10 @@ extension Service {
                           policy: OlderBuildPolicy) throws -> OlderBuildCheck {
         guard state != nil, !activity.attributesType.isEmpty, try tx.hasActiveSchemaVersions(attributesType: activity.attributesType) else { return OlderBuildCheck() }
         let hasChannel = activity.channelID != nil
-        let installed = try tx.installedVersions(activityID: activity.activityID, attributesType: activity.attributesType, pushStarted: hasChannel)
+        var installed = try tx.installedVersions(activityID: activity.activityID, attributesType: activity.attributesType, pushStarted: hasChannel)
+        // App-started activities following the channel (Service+ChannelMembers.swift) get what it carries too.
+        let members = try Self.currentMembers(activity, tx).map(\.deviceID).filter { id in !installed.contains { $0.deviceID == id } }
+        if !members.isEmpty { installed += try tx.installedVersions(deviceIDs: members, attributesType: activity.attributesType) }
         var viaChannel = Set<String>()
         let holders = Set(targets.map(\.token.deviceID))
         if hasChannel {

@@ -60,8 +60,11 @@ extension SimulatorControl {
             guard let type = try input.string("attributesType") else { throw SimulatorError(.invalidConfiguration, "\"attributesType\" is required") }
             guard let attributes = input.value("attributes"), attributes.objectValue != nil else { throw SimulatorError(.invalidConfiguration, "\"attributes\" must be an object") }
             guard let state = input.value("contentState"), state.objectValue != nil else { throw SimulatorError(.invalidConfiguration, "\"contentState\" must be an object") }
+            // `channelID`: pushType: .channel(channelID) instead (iOS 18): no update token, the channel's broadcasts only.
+            let channel = try input.string("channelID")
             try input.finish()
-            let started = try simulator.startActivity(on: id, bundleID: bundleID, attributesType: type, attributes: attributes, contentState: state)
+            let started = try simulator.startActivity(on: id, bundleID: bundleID, attributesType: type, attributes: attributes, contentState: state,
+                                                      pushMode: channel.map { .channel($0) } ?? .token)
             return Answer(status: 201, json: simulator.activitiesJSON().arrayValue?.first { $0["id"]?.stringValue == started.id } ?? .null)
         case ("clock", "advance", _):
             guard let seconds = try input.number("seconds") else { throw SimulatorError(.invalidConfiguration, "\"seconds\" is required (a number of seconds to move the clock forward)") }

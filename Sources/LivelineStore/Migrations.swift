@@ -290,6 +290,19 @@ enum Migrations {
                 PRIMARY KEY (activity_id, device_id, generation));
             CREATE INDEX device_renewals_open ON device_renewals (state) WHERE state IN ('waiting', 'pending');
             """),
+        // Channel members: an installation's app-started activity follows the channel the backend
+        // bound to a logical activity (no update token exists for it). One row per activity and device.
+        SQLiteMigration("16-channel-members", """
+            CREATE TABLE channel_members (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                channel_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                device_activity_id TEXT,
+                joined_at REAL NOT NULL,
+                PRIMARY KEY (activity_id, device_id));
+            CREATE INDEX channel_members_by_channel ON channel_members (channel_id, activity_id);
+            """),
     ]
 
     /// The same steps in PostgreSQL's dialect: times stay seconds since 1970 (`DOUBLE PRECISION`, exact
@@ -527,6 +540,17 @@ enum Migrations {
                 updated_at DOUBLE PRECISION NOT NULL,
                 PRIMARY KEY (activity_id, device_id, generation));
             CREATE INDEX device_renewals_open ON device_renewals (state) WHERE state IN ('waiting', 'pending');
+            """),
+        PostgresMigration("16-channel-members", """
+            CREATE TABLE channel_members (
+                activity_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                channel_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                device_activity_id TEXT,
+                joined_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (activity_id, device_id));
+            CREATE INDEX channel_members_by_channel ON channel_members (channel_id, activity_id);
             """),
     ]
 }

@@ -293,4 +293,17 @@ public protocol StoreTransaction {
     func upsertDeviceRenewal(_ renewal: DeviceRenewalRecord) throws
     /// Every device renewal of the activity, by generation and device.
     func deviceRenewals(activityID: String) throws -> [DeviceRenewalRecord]
+    // MARK: Channel members (migration 16-channel-members)
+    /// Records (or replaces) that a device's app-started activity follows the activity's channel.
+    func setChannelMember(_ member: ChannelMemberRecord) throws
+    /// The member row of one device for one activity.
+    func channelMember(activityID: String, deviceID: String) throws -> ChannelMemberRecord?
+    /// Every member of an activity, newest first.
+    func channelMembers(activityID: String) throws -> [ChannelMemberRecord]
+    /// Forgets a member (its activity ended on the phone): returns whether there was one.
+    func deleteChannelMember(activityID: String, deviceID: String) throws -> Bool
+    /// What each member of the running activities on `channelID` spent of its priority-10 budget
+    /// since `since` (or since it joined), read only for activities with at least `atLeast`
+    /// priority-10 broadcasts since `since`.
+    func channelMemberSpending(channelID: String, now: Date, since: Date, atLeast: Int) throws -> [ChannelMemberSpending]
 }

@@ -168,4 +168,11 @@ private struct FaultyTransaction: StoreTransaction {
     func renewalCandidates(startedAfter: Date, startedBefore: Date, now: Date, limit: Int) throws -> [String] { try faults.check("renewalCandidates"); return try inner.renewalCandidates(startedAfter: startedAfter, startedBefore: startedBefore, now: now, limit: limit) }
     func upsertDeviceRenewal(_ renewal: DeviceRenewalRecord) throws { try faults.check("upsertDeviceRenewal"); try inner.upsertDeviceRenewal(renewal) }
     func deviceRenewals(activityID: String) throws -> [DeviceRenewalRecord] { try faults.check("deviceRenewals"); return try inner.deviceRenewals(activityID: activityID) }
+    func setChannelMember(_ member: ChannelMemberRecord) throws { try faults.check("setChannelMember"); try inner.setChannelMember(member) }
+    func channelMember(activityID: String, deviceID: String) throws -> ChannelMemberRecord? { try faults.check("channelMember"); return try inner.channelMember(activityID: activityID, deviceID: deviceID) }
+    func channelMembers(activityID: String) throws -> [ChannelMemberRecord] { try faults.check("channelMembers"); return try inner.channelMembers(activityID: activityID) }
+    func deleteChannelMember(activityID: String, deviceID: String) throws -> Bool { try faults.check("deleteChannelMember"); return try inner.deleteChannelMember(activityID: activityID, deviceID: deviceID) }
+    func channelMemberSpending(channelID: String, now: Date, since: Date, atLeast: Int) throws -> [ChannelMemberSpending] {
+        try faults.check("channelMemberSpending"); return try inner.channelMemberSpending(channelID: channelID, now: now, since: since, atLeast: atLeast)
+    }
 }

@@ -66,7 +66,10 @@ export type UploadOperation =
   | { kind: 'activityToken'; token: string; activityID: string; deviceID: string; attributesType: string | null; deviceActivityID?: string }
   | { kind: 'deleteActivityToken'; activityID: string; deviceID: string }
   | { kind: 'interaction'; interaction: Interaction }
-  | { kind: 'decodeFailure'; activityID: string; deviceID: string; error: string; failedAt: number };
+  | { kind: 'decodeFailure'; activityID: string; deviceID: string; error: string; failedAt: number }
+  /** `token` is the channel id. */
+  | { kind: 'channelMember'; token: string; activityID: string; deviceID: string; deviceActivityID?: string }
+  | { kind: 'deleteChannelMember'; activityID: string; deviceID: string };
 
 export interface DrainReport {
   /** Summaries (ids and token prefixes) of what the service accepted. */
@@ -95,6 +98,10 @@ export interface LivelineClient {
   postInteraction(interaction: Interaction): Promise<void>;
   /** The app's attributes type could not decode a content state of the activity (the decoder's message, at most 1000 characters). */
   postDecodeFailure(activityID: string, error: string): Promise<void>;
+  /** An activity the app started itself on a channel (iOS 18) follows the channel the backend bound to `activityID`. */
+  followChannel(activityID: string, channelID: string, options?: { deviceActivityID?: string | null }): Promise<void>;
+  /** The app-started channel activity ended or was dismissed. */
+  leaveChannel(activityID: string): Promise<void>;
   pending(): Promise<UploadOperation[]>;
   drain(options?: { withinMs?: number }): Promise<DrainReport>;
 }
@@ -126,6 +133,13 @@ export function wireVoltra(
   client: LivelineClient,
   options?: { activityIDFor?: (activityName: string) => string | null | undefined; attributesType?: string; drain?: boolean },
 ): () => void;
+
+/** Voltra's `startLiveActivity`, reporting a start with `channelId` (Voltra's events never carry the channel). */
+export function followVoltraChannels<V, O extends { activityName?: string; channelId?: string }>(
+  startLiveActivity: (variants: V, options?: O) => Promise<string>,
+  client: LivelineClient,
+  options?: { activityIDFor?: (activityName: string) => string | null | undefined; drain?: boolean },
+): (variants: V, options?: O) => Promise<string>;
 
 export function wirePushTokenUpdates<S>(
   onPushTokenUpdate: (callback: (update: { activityId: string; pushToken: string }) => unknown) => S,

@@ -85,6 +85,7 @@ function keyOf(op) {
     case 'activityToken': case 'deleteActivityToken': return `activity|${op.activityID}|${op.deviceID}`;
     case 'interaction': return `interaction|${op.interaction.idempotencyKey}`;
     case 'decodeFailure': return `decode-failure|${op.activityID}|${op.deviceID}`;
+    case 'channelMember': case 'deleteChannelMember': return `member|${op.activityID}|${op.deviceID}`;
     default: throw new Error(`unknown operation ${op.kind}`);
   }
 }
@@ -97,11 +98,13 @@ function summary(op) {
     case 'deleteActivityToken': return `deletion of ${op.deviceID}'s token for ${op.activityID}`;
     case 'interaction': return `interaction ${op.interaction.action} on ${op.interaction.activityID} (${op.interaction.idempotencyKey})`;
     case 'decodeFailure': return `decode failure of ${op.deviceID} for ${op.activityID}`;
+    case 'channelMember': return `${op.deviceID} follows channel ${op.token} for ${op.activityID}`;
+    case 'deleteChannelMember': return `${op.deviceID} no longer follows the channel of ${op.activityID}`;
     default: return op.kind;
   }
 }
 
-const needsDevice = (op) => op.kind === 'pushToStart' || op.kind === 'activityToken';
+const needsDevice = (op) => op.kind === 'pushToStart' || op.kind === 'activityToken' || op.kind === 'channelMember';
 
 /** Exponential from baseMs up to maxMs, the upper half random. */
 /**
@@ -316,6 +319,28 @@ export function createLivelineClient(options) {
           return deviceCall('PUT', path, { ...body, grant });
         }
       }
+      case 'channelMember': {
+        // An activity the app started itself on a channel (iOS 18): the channel id travels as `token`.
+        const body = { channelID: op.token };
+        if (op.deviceActivityID) body.deviceActivityID = op.deviceActivityID;
+        const path = (id) => ['v1', 'activities', op.activityID, 'channel-members', id];
+        try { return await deviceCall('PUT', path, body); } catch (e) {
+          if (e instanceof LivelineError && e.status === 409 && (e.code === 'alias-taken' || e.code === 'too-many-aliases') && body.deviceActivityID) {
+            delete body.deviceActivityID;
+            return deviceCall('PUT', path, body);
+          }
+          // The installation does not hold the activity yet: the backend may grant it.
+          if (!(e instanceof LivelineError && e.status === 404 && e.code === 'not-found') || !activityGrantProvider) throw e;
+          const grant = await activityGrantProvider((await loadInstallation()).installationID, op.activityID);
+          if (!grant) throw e;
+          return deviceCall('PUT', path, { ...body, grant });
+        }
+      }
+      case 'deleteChannelMember':
+        try { return await deviceCall('DELETE', (id) => ['v1', 'activities', op.activityID, 'channel-members', id]); } catch (e) {
+          if (e instanceof LivelineError && e.status === 404) return null;
+          throw e;
+        }
       case 'deleteActivityToken':
         try { return await deviceCall('DELETE', (id) => ['v1', 'activities', op.activityID, 'tokens', id]); } catch (e) {
           if (e instanceof LivelineError && e.status === 404) return null; // nothing to delete: done
@@ -343,6 +368,9 @@ export function createLivelineClient(options) {
     else if (op.kind === 'pushToStart') state.confirmed[key] = { token: op.token, deviceID: op.deviceID, confirmedAt: now() };
     else if (op.kind === 'activityToken') state.confirmed[key] = { token: op.token, activityID: op.activityID, deviceID: op.deviceID, deviceActivityID: op.deviceActivityID ?? null };
     else if (op.kind === 'deleteActivityToken') delete state.confirmed[key];
+    // A channel member report is kept like a token (the channel id), without activityID: reconcile leaves it alone.
+    else if (op.kind === 'channelMember') state.confirmed[key] = { token: op.token, deviceID: op.deviceID, deviceActivityID: op.deviceActivityID ?? null };
+    else if (op.kind === 'deleteChannelMember') delete state.confirmed[key];
     else if (op.kind === 'interaction') {
       state.delivered.push(op.interaction.idempotencyKey);
       if (state.delivered.length > DELIVERED_LIMIT) state.delivered.splice(0, state.delivered.length - DELIVERED_LIMIT);
@@ -470,6 +498,23 @@ export function createLivelineClient(options) {
       for (const e of Object.values(state.pending)) if (e.op.kind === 'activityToken' && !running.has(e.op.activityID)) stale.add(e.op.activityID);
       for (const id of [...stale].sort()) await this.deleteActivityToken(id);
     },
+    /** An activity the app started itself with a channel (Voltra's `startLiveActivity(…, { channelId })`,
+     *  iOS 18) follows the channel the backend bound to `activityID`: it has no update token, so this
+     *  report is how the service counts it. Sent once per channel; on 404 `activityGrantProvider` is asked. */
+    async followChannel(activityID, channelID, { deviceActivityID = null } = {}) {
+      if (!activityID || !channelID) return;
+      const op = { kind: 'channelMember', token: channelID, activityID, deviceID };
+      if (isActivityKitID(deviceActivityID) && deviceActivityID !== activityID) op.deviceActivityID = deviceActivityID;
+      await enqueueToken(op);
+    },
+    /** The app-started channel activity ended or was dismissed. */
+    async leaveChannel(activityID) {
+      await load();
+      const op = { kind: 'deleteChannelMember', activityID, deviceID };
+      const key = keyOf(op), pending = state.pending[key];
+      if (!state.confirmed[key] && (!pending || pending.op.kind === 'deleteChannelMember')) return;
+      await enqueue(op);
+    },
     /** A tap, delivered once: a key delivered or queued is ignored. */
     async postInteraction(interaction) {
       await load();
@@ -522,7 +567,7 @@ export function wireVoltra(addVoltraListener, client, { activityIDFor = (name) =
     addVoltraListener('stateChange', (e) => {
       const id = activityIDFor(e.activityName);
       const over = e.activityState === 'ended' || e.activityState === 'dismissed';
-      return id && over ? client.deleteActivityToken(id).then(kick) : Promise.resolve();
+      return id && over ? Promise.all([client.deleteActivityToken(id), client.leaveChannel(id)]).then(kick) : Promise.resolve();
     }),
     addVoltraListener('interaction', (e) => {
       const id = activityIDFor(e.source);
@@ -533,6 +578,25 @@ export function wireVoltra(addVoltraListener, client, { activityIDFor = (name) =
     }),
   ];
   return () => { for (const s of subscriptions) s?.remove?.(); };
+}
+
+/**
+ * Voltra's `startLiveActivity` (of `@use-voltra/ios-client`), reporting a channel start: Voltra's
+ * events never carry an activity's channel (a channel activity emits no `activityTokenReceived`,
+ * and `stateChange` names only the activity), so the start itself is where the channel is known.
+ * Use the returned function as Voltra's: with `channelId` (iOS 18) the activity is reported as
+ * following it under `activityIDFor(activityName)`; `wireVoltra` withdraws it at the end.
+ */
+export function followVoltraChannels(startLiveActivity, client, { activityIDFor = (name) => name, drain = true } = {}) {
+  return async (variants, options) => {
+    const started = await startLiveActivity(variants, options);
+    const id = options?.channelId ? activityIDFor(options.activityName ?? started) : null;
+    if (id) {
+      await client.followChannel(id, options.channelId, { deviceActivityID: isActivityKitID(started) ? started : null });
+      if (drain) client.drain().catch(() => {});
+    }
+    return started;
+  };
 }
 
 /**
