@@ -60,7 +60,7 @@ extension Service {
                                      optional: [("deviceID", s), ("apnsID", s), ("status", i), ("reason", s), ("nextAttemptAt", date),
                                                 ("displayedAt", date), ("displayed", b), ("note", s)])
         let lifecycle = Schema.record([], optional: ["startRequestedAt", "startAcceptedAt", "tokenRegisteredAt", "endedAt", "dismissedAt", "firstShownAt",
-                                                      "lastReceiptAt", "staleAt"].map { ($0, date) } + [("endedBy", s)])
+                                                      "lastReceiptAt", "staleAt", "followsChannelSince"].map { ($0, date) } + [("endedBy", s)])
         // Renewal past 8 hours (Service+Renewal.swift): per device, and for the activity.
         let deviceRenewal = Schema.record([("deviceID", s), ("generation", i), ("state", Schema.strings("waiting", "pending", "confirmed", "unconfirmed", "skipped")),
                                            ("requestedAt", date)], optional: [
@@ -77,6 +77,7 @@ extension Service {
             ("receipt", Schema.record([("displayedAt", date), ("deliveryID", i), ("event", s)])),
             ("decodeFailure", Schema.record([("failedAt", date), ("error", s)])),
             ("reason", Schema.record([("code", s), ("message", s)])), ("renewal", deviceRenewal),
+            ("channelID", s), ("startedBy", Schema.strings("app")),
         ])
         let activity = Schema.record([
             ("activityID", s), ("bundleID", s), ("attributesType", s), ("startedAt", date), ("tokenCount", i),
@@ -110,6 +111,9 @@ extension Service {
                                           optional: [("retiredAt", date), ("schema", Schema.anyObject), ("restored", b), ("changed", b)])
         let schemaType = Schema.record([("attributesType", s), ("versions", Schema.array(schemaVersion))],
                                        optional: [("unregisteredVersions", Schema.array(Schema.record([("version", s), ("devices", i)])))])
+        // A channel bound to a logical activity (Service+ChannelMembers.swift).
+        let binding = Schema.record([("activityID", s), ("bundleID", s), ("channelID", s), ("startedAt", date), ("bound", b)], optional: [("attributesType", s)])
+        let member = Schema.record([("activityID", s), ("deviceID", s), ("channelID", s), ("joinedAt", date)])
         let page = { (name: String, item: JSONValue) in Schema.record([(name, Schema.array(item))], optional: [("next", s)]) }
 
         return [
@@ -138,7 +142,11 @@ extension Service {
             "POST /v1/activities/{activityID}/update": sent,
             "POST /v1/activities/{activityID}/end": sent,
             "GET /v1/activities/{activityID}": activity,
-            "POST /v1/channels": channel,
+            "POST /v1/channels": ["anyOf": [channel, Schema.record([("activityID", s), ("bundleID", s), ("channelID", s), ("startedAt", date), ("bound", b), ("channel", channel)],
+                                                                   optional: [("attributesType", s)])]],
+            "PUT /v1/activities/{activityID}/channel": binding,
+            "PUT /v1/activities/{activityID}/channel-members/{deviceID}": member,
+            "DELETE /v1/activities/{activityID}/channel-members/{deviceID}": Schema.record([("activityID", s), ("deviceID", s), ("deleted", b)]),
             "GET /v1/channels": page("channels", channel),
             "GET /v1/channels/{channelID}": channel,
             "DELETE /v1/channels/{channelID}": deleted("channelID"),

@@ -4,9 +4,15 @@ import LivelineCore
 /// ServiceContractTests and, with `ServiceConfiguration.checkAnswers`, every answer the service gives.
 enum SchemaCheck {
     /// The subset of JSON Schema `/openapi.json` uses: type (one or a list), properties, required,
-    /// items, enum, additionalProperties (false or a schema), format date-time. Returns what does not conform.
+    /// items, enum, anyOf, additionalProperties (false or a schema), format date-time. Returns what does not conform.
     static func violations(_ value: JSONValue, _ schema: JSONValue, at path: String = "$") -> [String] {
         var problems: [String] = []
+        if let choices = schema["anyOf"]?.arrayValue {
+            let each = choices.map { violations(value, $0, at: path) }
+            if !each.contains(where: \.isEmpty) {
+                return ["\(path): matches none of its \(choices.count) shapes: " + each.map { $0.prefix(3).joined(separator: ", ") }.joined(separator: " | ")]
+            }
+        }
         if let allowed = schema["enum"]?.arrayValue, !allowed.contains(value) { problems.append("\(path): \(value) is not one of \(allowed)") }
         let types = schema["type"].map { $0.arrayValue?.compactMap(\.stringValue) ?? [$0.stringValue ?? ""] } ?? []
         func isType(_ t: String) -> Bool {
