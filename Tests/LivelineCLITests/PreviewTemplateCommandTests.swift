@@ -64,7 +64,7 @@ struct PreviewTemplateCommandTests {
             (["preview", dir.appendingPathComponent("start.json").path, "--out", out, "--template", bad.path],
              #"'--template' template \#(bad.path): layout.lockScreen.content.children[1].else.children[1].bind: unknown binding "state.eta": RideAttributes's content state has stage, minutes"#),
             (["preview", flight.path, "--out", out, "--template", dir.appendingPathComponent("ride.template.json").path],
-             "draws RideAttributes, but the payload's attributes type is 'FlightAttributes'"),
+             "aps.attributes-type is 'FlightAttributes', not 'RideAttributes'"),
             (["preview", flight.path, "--out", out, "--template", dir.appendingPathComponent("none.json").path], "none.json: cannot be read"),
         ]
         for (args, message) in cases {
