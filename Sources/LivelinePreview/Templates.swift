@@ -84,3 +84,12 @@ enum Templates {
         }
     }
 }
+
+extension ActivityPreview {
+    /// What a typed activity of `attributesType` is drawn through, as its page says it
+    /// ("FlightActivityAttributes through its template (Examples/FlightTracker/FlightActivity.template.json)");
+    /// nil for a type without a built-in template.
+    public static func design(of attributesType: String) -> String? {
+        Templates.all[attributesType].map { "\(attributesType) through its template (\($0.name))" }
+    }
+}

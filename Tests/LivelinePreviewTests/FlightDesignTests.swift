@@ -96,4 +96,13 @@ import Testing
         #expect(air.fragments[.lockScreen]?.contains(">DEPARTED<") == true && air.fragments[.lockScreen]?.contains(">09:15<") == true)
         #expect(!air.html.contains("Boarding Pass") && !air.html.contains("Boards in"))
     }
+
+    @Test("the demo and the pages name the design each built-in type is drawn through")
+    func designNames() throws {
+        #expect(ActivityPreview.design(of: "FlightActivityAttributes") == "FlightActivityAttributes through its template (Examples/FlightTracker/FlightActivity.template.json)")
+        #expect(ActivityPreview.design(of: "FlightAttributes")?.hasPrefix("FlightAttributes through its template (Examples/FlightTracker/FlightActivity.template.json") == true)
+        #expect(ActivityPreview.design(of: "RideAttributes") == nil)
+        let page = try Self.draw(Self.state("Scheduled", gate: "TBD", boarding: Fixtures.departure), at: Fixtures.departure.addingTimeInterval(-7200)).html
+        #expect(page.contains("Drawn: " + ActivityPreview.design(of: "FlightActivityAttributes")!))
+    }
 }
