@@ -106,7 +106,7 @@ public enum ActivityPreview {
             return document(layout: decoded.layout, warnings: decoded.issues.map(\.description), options: options,
                             source: "\(attributesType)'s server-driven layout (uiJsonData) as the device decodes it")
         }
-        guard let template = Templates.all[attributesType] else {
+        guard let template = try Templates.template(for: attributesType, options: options) else {
             throw PreviewError("""
                 no preview template for attributes type '\(attributesType)' and its content state has no uiJsonData; \
                 supported: \(Templates.all.keys.sorted().joined(separator: ", ")) (built in), and any type whose \

@@ -24,6 +24,8 @@ public struct PreviewOptions: Sendable {
     public var alwaysOn = false
     /// The alert of an alerting update (`aps.alert`), shown with the alert banner.
     public var alert: PreviewAlert?
+    /// A team's design for its own type (`liveline preview --template FILE`), drawn instead of a built-in one.
+    public var template: LayoutTemplate?
 
     /// Options with defaults: now, light, UTC, the phone's four presentations, not stale, not ended.
     public init(at: Date = Date(), dark: Bool = false, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!,

@@ -14,14 +14,34 @@ enum Templates {
         var render: Render
     }
 
+    /// The built-in designs: the flight example's (`FlightActivityAttributes`, from its template file
+    /// compiled in), and Liveline's own `FlightAttributes` drawn through the same design, its fields
+    /// read as the example's (one flight design, the one the example's widget is generated from).
     static let all: [String: Template] = [
-        FlightAttributes.attributesType: Template(name: "Liveline's FlightTemplate", schema: FlightAttributes.schema) { attributes, state, options in
+        FlightDesign.attributesType: Template(name: FlightDesign.path, schema: FlightDesign.schema) { attributes, state, options in
+            try FlightDesign.template().layout(attributes: attributes, state: state, isStale: options.stale, timeZone: options.timeZone)
+        },
+        FlightAttributes.attributesType: Template(name: "\(FlightDesign.path), its fields read as \(FlightDesign.attributesType)'s", schema: FlightAttributes.schema) {
+            attributes, state, options in
             let typed: FlightAttributes = try decode(attributes, as: FlightAttributes.self, field: "attributes", type: "FlightAttributes")
             let content: FlightAttributes.ContentState = try decode(state, as: FlightAttributes.ContentState.self, field: "content-state",
                                                                     type: "FlightAttributes")
-            return FlightTemplate(timeZone: options.timeZone).layout(attributes: typed, state: content, isStale: options.stale)
+            let (exampleAttributes, exampleState) = try FlightDesign.asExample(typed, content)
+            return try FlightDesign.template().layout(attributes: exampleAttributes, state: exampleState, isStale: options.stale, timeZone: options.timeZone)
         },
     ]
+
+    /// The template `options` names for `type` (`liveline preview --template`), or the built-in one.
+    /// - Throws: `PreviewError` when the given template is for another type.
+    static func template(for type: String, options: PreviewOptions) throws -> Template? {
+        guard let file = options.template else { return all[type] }
+        guard file.attributesType == type else {
+            throw PreviewError("the template \(file.name) draws \(file.attributesType), but the payload's attributes type is '\(type)'")
+        }
+        return Template(name: file.name, schema: file.schema) { attributes, state, options in
+            try file.layout(attributes: attributes, state: state, isStale: options.stale, timeZone: options.timeZone)
+        }
+    }
 
     /// The layout of `type`'s state and what its schema finds in the payload (dates in the wrong
     /// unit, keys the device ignores).
@@ -62,5 +82,14 @@ enum Templates {
         case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
+    }
+}
+
+extension ActivityPreview {
+    /// What a typed activity of `attributesType` is drawn through, as its page says it
+    /// ("FlightActivityAttributes through its template (Examples/FlightTracker/FlightActivity.template.json)");
+    /// nil for a type without a built-in template.
+    public static func design(of attributesType: String) -> String? {
+        Templates.all[attributesType].map { "\(attributesType) through its template (\($0.name))" }
     }
 }

@@ -47,7 +47,7 @@ final class DemoPreviews: Sendable {
             for shot in try await capture.shoot(document, page: page, into: directory, prefix: "step-\(step)-") {
                 Console.out("preview  \(shot.file.path)")
             }
-            Console.out("preview  step \(step) \(moment.story)")
+            Console.out("preview  step \(step) \(moment.story)" + (ActivityPreview.design(of: activity["attributesType"]?.stringValue ?? "").map { "; \($0)" } ?? ""))
         } catch {
             Console.out("preview  step \(step): not drawn: \(error)")
         }

@@ -19,6 +19,7 @@ struct Liveline {
                          children: [CommandEntry(UIEncodeCommand.self), CommandEntry(UIDecodeCommand.self), CommandEntry(UISizeCommand.self),
                                     CommandEntry(UIPreviewCommand.self)]),
             CommandEntry(PreviewCommand.self),
+            CommandEntry(group: "template", abstract: "Design templates: a typed activity's layout bound to its content state.", children: [CommandEntry(TemplateSwiftUICommand.self)]),
             CommandEntry(SimulatorCommand.self),
             CommandEntry(ServeCommand.self),
             CommandEntry(forwarding: "bench", abstract: "Run a benchmark: runs liveline-bench (built beside liveline) with the same arguments.",

@@ -11,12 +11,13 @@ enum PreviewCommand: LivelineCommand {
     static let spec = CommandSpec(
         path: "liveline preview", abstract: "Write a Live Activity's preview page and a 3x PNG per presentation (headless Chromium).",
         usage: "<payload.json|string|file>... --out <dir> [--type <T> --attributes <json|file> | --start <file>] [--states] [--at <date>] "
-            + "[--dark] [--always-on] [--text-size <size>] [--phone 393|402|440] [--presentations <list>] [--time-zone <tz>]",
+            + "[--template <file>] [--dark] [--always-on] [--text-size <size>] [--phone 393|402|440] [--presentations <list>] [--time-zone <tz>]",
         options: [
             .init(name: "out", valueName: "dir", help: "Where index.html and the PNGs go (made if missing)."),
             .init(name: "type", valueName: "T", help: "The attributes type of an update or end body (which does not name it), e.g. FlightAttributes."),
             .init(name: "attributes", valueName: "json|file", help: "The activity's attributes for an update or end body (inline JSON or a file)."),
             .init(name: "start", valueName: "file", help: "A push-to-start body whose attributes-type and attributes the other bodies take."),
+            .init(name: "template", valueName: "file", help: "Your type's design template (JSON-form layout bound to the content state): draws that type."),
             .init(name: "states", help: "Draw the payloads as a sequence of states: one page (strip.html) and one PNG (strip.png)."),
             .init(name: "at", valueName: "date", help: "The instant to draw: timers, relative times, staleness (default now)."),
             .init(name: "dark", help: "Dark appearance."),
@@ -39,6 +40,12 @@ enum PreviewCommand: LivelineCommand {
             PNGs show exactly what the page shows. Several payloads share one browser and each gets a folder
             DIR/NAME/ named after its file (inline ones: payload-1, ...). With --states they are drawn in
             order on one page instead, a row per state (its Lock Screen and compact Island).
+            --template FILE draws your own attributes type from its design template (docs/previews.md,
+            "Design templates"): a JSON-form layout whose values are bound to the attributes and content
+            state ({"bind": "state.gate"}), with conditions for per-state content; bodies without
+            aps.attributes-type take the template's type. Built in: FlightActivityAttributes and
+            FlightAttributes, both through Examples/FlightTracker/FlightActivity.template.json
+            (the example widget's views are generated from it: 'liveline template swiftui').
             More presentations: \(Presentation.allCases.map(\.rawValue).joined(separator: ", ")) (alert-banner:
             the banner of an alerting push, with the alert's text in its caption; island-two: two activities
             at once; watch-smart-stack and carplay: the small family).
@@ -48,8 +55,9 @@ enum PreviewCommand: LivelineCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let out = URL(fileURLWithPath: try arguments.required("out"), isDirectory: true)
-        let options = try previewOptions(arguments)
-        var base = try typeAndAttributes(arguments)
+        var options = try previewOptions(arguments)
+        options.template = try template(arguments)
+        var base = try typeAndAttributes(arguments, template: options.template)
         let inputs = arguments.positionals
         let states = arguments.flag("states")
         let folders = states ? [] : try folderNames(inputs)
@@ -125,10 +133,17 @@ enum PreviewCommand: LivelineCommand {
         return options
     }
 
+    /// `--template`'s design, read and checked against its schema.
+    static func template(_ arguments: Arguments) throws -> LayoutTemplate? {
+        guard let file = arguments.value("template") else { return nil }
+        do { return try LayoutTemplate.load(file: file) } catch { throw CLIError(message: "'--template' \(error)") }
+    }
+
     /// `--type` with `--attributes`, or `--start`'s type and attributes; nil when neither is given.
-    static func typeAndAttributes(_ arguments: Arguments) throws -> (type: String?, attributes: JSONValue?) {
-        let type = arguments.value("type"), attributesText = arguments.value("attributes"), start = arguments.value("start")
-        if start != nil && (type != nil || attributesText != nil) {
+    /// Without `--type`, a template's type is the type.
+    static func typeAndAttributes(_ arguments: Arguments, template: LayoutTemplate? = nil) throws -> (type: String?, attributes: JSONValue?) {
+        let type = arguments.value("type") ?? template?.attributesType, attributesText = arguments.value("attributes"), start = arguments.value("start")
+        if start != nil && (arguments.value("type") != nil || attributesText != nil) {
             throw arguments.usageError("'--start' gives the type and attributes: use it without '--type' and '--attributes'")
         }
         if let start {

@@ -149,7 +149,7 @@ struct PreviewCommandTests {
             // The end push ends the activity: its Lock Screen alone is drawn (iOS takes it out of the Island).
             #expect(document.boxes.count == (step.name == "landed" ? 1 : 4) && document.boxes.allSatisfy { !$0.content.isEmpty },
                     "\(folder): \(document.boxes.map { ($0.presentation, $0.content.count) })")
-            #expect(try run.page(folder).contains("Drawn: FlightAttributes through its template (Liveline&#39;s FlightTemplate)"))
+            #expect(try run.page(folder).contains("Drawn: FlightAttributes through its template (Examples/FlightTracker/FlightActivity.template.json, its fields read as FlightActivityAttributes&#39;s)"))
             try Self.check(run, folder, against: document)
             #expect(run.result.stdout.contains("wrote \(run.directory.path)/out/\(folder)/index.html\n"), "\(run.result.stdout)")
         }

@@ -115,7 +115,7 @@ import Testing
 
     @Test("what cannot be drawn is refused with an error naming the problem", arguments: [
         (#"{"aps":{"content-state":{"x":1},"attributes-type":"RideAttributes","attributes":{}}}"#,
-         "no preview template for attributes type 'RideAttributes' and its content state has no uiJsonData; supported: FlightAttributes"),
+         "no preview template for attributes type 'RideAttributes' and its content state has no uiJsonData; supported: FlightActivityAttributes, FlightAttributes"),
         (#"{"aps":{"content-state":{"status":"boarding"}}}"#, "names no aps.attributes-type and its content state has no uiJsonData"),
         (#"{"aps":{"content-state":{"uiJsonData":"aGVsbG8="}}}"#, "content-state.uiJsonData cannot be decoded: uiJsonData is not a brotli stream"),
         (#"{"aps":{"content-state":{"uiJsonData":5}}}"#, "content-state.uiJsonData is 5, not a string"),

@@ -137,7 +137,7 @@ import Testing
         #expect(throws: PreviewError.self) { try ActivityPreview.document(apnsBody: update, options: PreviewOptions(at: Self.at)) }
         let document = try ActivityPreview.document(apnsBody: update, attributesType: "FlightAttributes", attributes: attributes, options: PreviewOptions(at: Self.at))
         #expect(document.fragments[.lockScreen]?.contains(">Boarding<") == true && document.boxes.count == 4)
-        #expect(document.html.contains("Drawn: FlightAttributes through its template (Liveline&#39;s FlightTemplate)"))
+        #expect(document.html.contains("Drawn: FlightAttributes through its template (Examples/FlightTracker/FlightActivity.template.json, its fields read as FlightActivityAttributes&#39;s)"))
         let error = #expect(throws: PreviewError.self) {
             try ActivityPreview.document(apnsBody: Array(steps[0].body.serialized()), attributesType: "RideAttributes", attributes: nil,
                                          options: PreviewOptions(at: Self.at))
