@@ -101,6 +101,35 @@ struct ServiceDynamicPropsTests {
         #expect(try await start(Self.props("Preparing")).status == 202)
     }
 
+    @Test("older builds' props, registered as schema versions: a prop an old build lacks passes (its layout ignores it); one it needs and does not get is refused naming the device")
+    func olderBuilds() async throws {
+        let f = try await fixture()
+        defer { Task { await f.stop() } }
+        func runs(_ version: String) async throws {
+            let d = try await f.admin.call("PUT", "/v1/devices/phone-1", json: [
+                "bundleID": .string(ServiceFixture.bundle), "iosVersion": "18.2", "schemaVersions": [.init(stringLiteral: Self.type): .string(version)],
+            ])
+            #expect(d.status == 200 || d.status == 201, "\(d.json)")
+        }
+        let path = "/v1/schemas/\(Self.type)/versions/"
+        #expect(try await f.admin.call("PUT", path + "1", json: ["contentState": ["props": ["orderNumber": "string", "status": "string"]]]).status == 201)
+        #expect(try await f.admin.call("PUT", path + "0", json: ["contentState": ["props": ["orderNumber": "string", "state": "string"]]]).status == 201)
+        try await runs("1")
+        let eta = try await f.admin.call("POST", "/v1/activities/order-5/start", json: [
+            "attributesType": .string(Self.type), "attributes": ["name": "order-5"], "contentState": Self.props("Preparing", ["etaMinutes": 3]),
+            "alert": ["title": "Order 5"], "audience": ["deviceIDs": ["phone-1"]], "channel": "none",
+        ])
+        #expect(eta.status == 202, "\(eta.json)")
+        try await runs("0")
+        let old = try await f.admin.call("POST", "/v1/activities/order-6/start", json: [
+            "attributesType": .string(Self.type), "attributes": ["name": "order-6"], "contentState": Self.props("Preparing"),
+            "alert": ["title": "Order 6"], "audience": ["deviceIDs": ["phone-1"]], "channel": "none",
+        ])
+        #expect(old.status == 422, "\(old.json)")
+        #expect(old.errorCode == "older-build-cannot-decode")
+        #expect(old.errorMessage.contains("phone-1"))
+    }
+
     @Test("a definition whose props are not declared is refused: the service cannot check what the phone would render")
     func undeclaredDefinition() async throws {
         let f = try await fixture()
