@@ -14,15 +14,24 @@ extension ActivityType {
     /// leaves the activity active and showing nothing (`Simulator.shown(_:)` says why), as
     /// Voltra's extension renders an empty view and records a render failure.
     public static func voltraDynamic(definitionID: String, layout: @escaping @Sendable (JSONObject) throws -> UILayout) -> ActivityType {
-        ActivityType(
-            name: VoltraDynamic.attributesType(definitionID: definitionID),
+        voltraDynamic(attributesType: VoltraDynamic.attributesType(definitionID: definitionID), layout: layout)
+    }
+
+    /// Decoding as the generated type named `attributesType` does; shown with `layout`, when given.
+    /// `.schema` of a props declaration (a simulator setup's schema file) is this without a layout:
+    /// the device checks no props, so the declaration is not used to drop anything.
+    static func voltraDynamic(attributesType: String, layout: (@Sendable (JSONObject) throws -> UILayout)?) -> ActivityType {
+        var render: (@Sendable (JSONValue) throws -> UILayout)?
+        if let layout { render = { json in try layout(VoltraDynamic.decodeProps(json).get()) } }
+        return ActivityType(
+            name: attributesType,
             checkAttributes: { json in decodeError(GeneratedAttributes.self, json, field: "attributes") },
             checkContentState: { json in
                 if case .failure(let failure) = VoltraDynamic.decodeProps(json) { return failure.message }
                 return nil
             },
             keptAttributes: { json in roundTrip(GeneratedAttributes.self, json) },
-            render: { json in try layout(VoltraDynamic.decodeProps(json).get()) })
+            render: render)
     }
 
     /// The static attributes of every generated type.

@@ -30,7 +30,9 @@ public struct ActivityType: Sendable {
 
     /// Registers a type by its schema.
     public static func schema(_ schema: ActivitySchema) -> ActivityType {
-        ActivityType(
+        // A Voltra props declaration: the device decodes any props object (ActivityType+VoltraDynamic.swift).
+        if schema.voltraDynamicProps != nil { return voltraDynamic(attributesType: schema.name, layout: nil) }
+        return ActivityType(
             name: schema.name,
             checkAttributes: { json in firstError(schema.checkAttributes(json, path: "attributes")) },
             checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) },

@@ -38,7 +38,10 @@ struct VoltraDynamicSimulatorTests {
         #expect(f.send(f.laRequest(token: token, body: start)).status == 200)
         let dynamic = try #require(f.sim.activities().last)
         #expect(dynamic.attributesType == Self.type)
-        #expect(dynamic.attributes == ["name": "order-123", "deepLinkUrl": "myapp://orders/123"])
+        // The attributes the generated type keeps (key order is the encoder's, so each is compared).
+        #expect(dynamic.attributes.objectValue?.keys.sorted() == ["deepLinkUrl", "name"])
+        #expect(dynamic.attributes["name"] == "order-123")
+        #expect(dynamic.attributes["deepLinkUrl"] == "myapp://orders/123")
         #expect(f.sim.shown(dynamic.id)?.lockScreenText == ["Order 123", "Preparing"])
 
         // The server-rendered format on the same phone.
@@ -85,5 +88,21 @@ struct VoltraDynamicSimulatorTests {
         let nameless = f.startBody(type: Self.type, attributes: ["deepLinkUrl": "myapp://x"], state: ["props": ["status": "x"]], input: 1)
         _ = f.send(f.laRequest(token: token, body: nameless))
         #expect(f.sim.activities().count == count)
+    }
+
+    @Test("a props declaration registered as a schema (a setup file's) decodes as the device does: mistyped props are kept, no props object is dropped")
+    func schemaRegistration() throws {
+        let f = Fixture()
+        let schema = try ActivitySchema(json: JSONValue.parse(#"{"voltraDynamic": "order_finished", "props": {"status": "string"}}"#))
+        try f.sim.registerActivityType(.schema(schema), bundleID: Fixture.bundle, on: f.device)
+        let token = try #require(f.sim.app(Fixture.bundle, on: f.device)?.pushToStartTokens[Self.type])
+        let start = f.startBody(type: Self.type, attributes: ["name": "order-1"], state: ["props": ["status": 5, "extra": true]], input: 1)
+        #expect(f.send(f.laRequest(token: token, body: start)).status == 200)
+        let activity = try #require(f.sim.activities().last)
+        #expect(activity.contentState == ["props": ["status": 5, "extra": true]])
+        #expect(f.sim.shown(activity.id) == nil)
+        f.clock.advance(by: 1)
+        _ = f.send(f.laRequest(token: try #require(activity.pushToken), body: f.updateBody(state: ["props": "x"])))
+        #expect(f.sim.activity(activity.id)?.decodeFailures == 1)
     }
 }
