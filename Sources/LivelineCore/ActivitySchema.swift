@@ -14,6 +14,9 @@ import Foundation
 ///  "attributes": {"flightNumber": "string", "departure": "date"},
 ///  "contentState": {"status": {"enum": ["scheduled", "delayed"]}, "gate": "string?", "delayMinutes": "int"}}
 /// ```
+///
+/// A Voltra Dynamic Live Activity's props are declared as `{"voltraDynamic": "<definition id>",
+/// "props": {…}}` (`VoltraDynamic`); its content state is then checked as props, strictly.
 public struct ActivitySchema: Sendable, Hashable {
     /// A field of a struct.
     public struct Field: Sendable, Hashable {
