@@ -10,6 +10,7 @@ extension ActivitySchema {
     ///   warnings for keys the decoder ignores and for dates that look like Unix seconds or
     ///   milliseconds.
     public func checkContentState(_ value: JSONValue, path: String = "aps.content-state") -> [LintFinding] {
+        if let props = voltraDynamicProps { return VoltraDynamic.check(contentState: value, props: props, path: path) }
         var findings: [LintFinding] = []
         Self.check(value, against: contentState, path: path, into: &findings)
         return findings

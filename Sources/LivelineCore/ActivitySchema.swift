@@ -14,6 +14,9 @@ import Foundation
 ///  "attributes": {"flightNumber": "string", "departure": "date"},
 ///  "contentState": {"status": {"enum": ["scheduled", "delayed"]}, "gate": "string?", "delayMinutes": "int"}}
 /// ```
+///
+/// A Voltra Dynamic Live Activity's props are declared as `{"voltraDynamic": "<definition id>",
+/// "props": {…}}` (`VoltraDynamic`); its content state is then checked as props, strictly.
 public struct ActivitySchema: Sendable, Hashable {
     /// A field of a struct.
     public struct Field: Sendable, Hashable {
@@ -79,6 +82,10 @@ extension ActivitySchema {
     /// - Throws: `SchemaError` naming the field and what is wrong with it.
     public init(json: JSONValue) throws(SchemaError) {
         guard let object = json.objectValue else { throw SchemaError(message: "a schema must be a JSON object with \"name\", \"attributes\" and \"contentState\"") }
+        if object["voltraDynamic"] != nil {  // a Voltra Dynamic Live Activity's props (VoltraDynamic.swift)
+            self = try VoltraDynamic.schema(shortForm: object)
+            return
+        }
         guard let name = object["name"]?.stringValue, !name.isEmpty else {
             throw SchemaError(message: "schema is missing \"name\" (the ActivityAttributes type name, a string)")
         }
@@ -88,6 +95,10 @@ extension ActivitySchema {
         self.attributes = try object["attributes"].map { v throws(SchemaError) in try Self.parseType(v, path: "attributes") } ?? .object([])
         for key in object.keys where !["name", "attributes", "contentState"].contains(key) {
             throw SchemaError(message: "schema has an unknown top-level key \"\(key)\" (expected name, attributes, contentState)")
+        }
+        if VoltraDynamic.isAttributesType(name) {
+            if case .object(let fields) = attributes, fields.isEmpty { attributes = VoltraDynamic.attributes }
+            try VoltraDynamic.checkDeclaration(self)
         }
     }
 

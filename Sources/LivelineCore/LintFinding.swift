@@ -49,8 +49,10 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether it means a default `JSONDecoder` fails on the value: an error other than an
-    /// implausible date (a number decodes as a `Date`, however far off it is).
-    public var isDecodingFailure: Bool { severity == .error && code != .implausibleDate }
+    /// implausible date (a number decodes as a `Date`, however far off it is) or an undeclared
+    /// Voltra prop (it decodes, and a layout that does not read it ignores it: an older build's
+    /// declaration lacking a newer prop is no reason to refuse; the current one refuses it itself).
+    public var isDecodingFailure: Bool { severity == .error && code != .implausibleDate && code != .undeclaredProp }
 
     public var description: String { "\(severity.rawValue): \(path.isEmpty ? "" : path + ": ")\(message) [\(code)]" }
 }

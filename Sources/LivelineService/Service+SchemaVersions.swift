@@ -249,7 +249,7 @@ extension Service {
             if let state { findings += schema.checkContentState(.object(state)) }
             if let attributes { findings += schema.checkAttributes(.object(attributes)) }
             verdict.errors = findings.filter(\.isDecodingFailure)
-            verdict.ignored = findings.filter { $0.code == .unknownKey || $0.code == .snakeCaseKey }.map(\.path)
+            verdict.ignored = findings.filter { $0.code == .unknownKey || $0.code == .snakeCaseKey || $0.code == .undeclaredProp }.map(\.path)
             verdicts[record.version] = verdict
         }
         for device in installed { verdicts[device.version]?.devices.append(device) }

@@ -27,6 +27,7 @@ extension Service {
         guard let schema else { return (state, false) }
         let encoded = try ContentEncoder.encode(.object(state), as: schema.contentState, path: "contentState")
         try refuseWhatTheDeviceDrops(encoded.objectValue ?? state, type: schema.name)
+        try refuseBadProps(encoded.objectValue ?? state, schema: schema)  // Service+DynamicProps.swift
         return (encoded.objectValue, false)
     }
 

@@ -15,6 +15,9 @@ public struct ActivityType: Sendable {
     /// The attributes as the app reads them back: decoded into the type, so keys it does not
     /// declare are gone (ActivityKit's `JSONDecoder` ignores them, and nothing keeps them).
     private let keptAttributes: @Sendable (JSONValue) -> JSONValue
+    /// What the device shows for a content state that decoded: a layout, or why it renders nothing
+    /// (`nil` for types the simulator does not render).
+    let render: (@Sendable (JSONValue) throws -> UILayout)?
 
     /// Registers a Swift type: attributes decode into `A`, content states into `A.ContentState`.
     public static func type<A: ActivityAttributes>(_: A.Type) -> ActivityType {
@@ -27,7 +30,9 @@ public struct ActivityType: Sendable {
 
     /// Registers a type by its schema.
     public static func schema(_ schema: ActivitySchema) -> ActivityType {
-        ActivityType(
+        // A Voltra props declaration: the device decodes any props object (ActivityType+VoltraDynamic.swift).
+        if schema.voltraDynamicProps != nil { return voltraDynamic(attributesType: schema.name, layout: nil) }
+        return ActivityType(
             name: schema.name,
             checkAttributes: { json in firstError(schema.checkAttributes(json, path: "attributes")) },
             checkContentState: { json in firstError(schema.checkContentState(json, path: "content-state")) },
@@ -49,7 +54,8 @@ public struct ActivityType: Sendable {
                 return "content-state.uiJsonData: \(error)"
             }
         },
-        keptAttributes: { json in roundTrip(VoltraAttributes.self, json) })
+        keptAttributes: { json in roundTrip(VoltraAttributes.self, json) },
+        render: { json in try VoltraDecoder.decode(base64: json["uiJsonData"]?.stringValue ?? "").layout })
 
     /// A type with checks of your own: each closure returns `nil` when the JSON decodes, else the
     /// error. `kept` is what the app reads back of the attributes (by default all of them).
@@ -71,16 +77,17 @@ public struct ActivityType: Sendable {
     /// as the service's `livelineActivityID`, is dropped as ActivityKit drops it.
     public func decodedAttributes(_ attributes: JSONValue) -> JSONValue { keptAttributes(attributes) }
 
-    private init(name: String, checkAttributes: @escaping @Sendable (JSONValue) -> String?, checkContentState: @escaping @Sendable (JSONValue) -> String?,
-                 keptAttributes: @escaping @Sendable (JSONValue) -> JSONValue) {
+    init(name: String, checkAttributes: @escaping @Sendable (JSONValue) -> String?, checkContentState: @escaping @Sendable (JSONValue) -> String?,
+         keptAttributes: @escaping @Sendable (JSONValue) -> JSONValue, render: (@Sendable (JSONValue) throws -> UILayout)? = nil) {
         self.name = name
         self.checkAttributes = checkAttributes
         self.checkContentState = checkContentState
         self.keptAttributes = keptAttributes
+        self.render = render
     }
 
     /// Decoded into `T` and encoded again, with the default coders as ActivityKit has them.
-    private static func roundTrip<T: Codable>(_ type: T.Type, _ json: JSONValue) -> JSONValue {
+    static func roundTrip<T: Codable>(_ type: T.Type, _ json: JSONValue) -> JSONValue {
         guard let value = try? JSONDecoder().decode(type, from: Data(json.serialized())),
               let data = try? JSONEncoder().encode(value), let back = try? JSONValue.parse(Array(data)) else { return json }
         return back
@@ -97,7 +104,7 @@ public struct ActivityType: Sendable {
         findings.first(where: \.isDecodingFailure).map { "\($0.code): \($0.path): \($0.message)" }
     }
 
-    private static func decodeError<T: Decodable>(_ type: T.Type, _ json: JSONValue, field: String) -> String? {
+    static func decodeError<T: Decodable>(_ type: T.Type, _ json: JSONValue, field: String) -> String? {
         do {
             _ = try JSONDecoder().decode(type, from: Data(json.serialized()))
             return nil

@@ -24,6 +24,8 @@ enum LintCommand: LivelineCommand {
           {"name": "FlightAttributes",
            "attributes": {"flightNumber": "string", "departure": "date"},
            "contentState": {"status": {"enum": ["scheduled", "delayed"]}, "gate": "string?"}}
+        A Voltra Dynamic Live Activity's props (JSON types only; undeclared props are errors):
+          {"voltraDynamic": "order_finished", "props": {"orderNumber": "string", "etaMinutes": "int?"}}
         """)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {

@@ -14,6 +14,8 @@ enum PayloadBuilder {
         .init(name: "attributes-type", valueName: "NAME", help: "start: the ActivityAttributes type name (FlightAttributes with --example)."),
         .init(name: "ui", valueName: "LAYOUT.json", help: "Server-driven UI: content-state {uiJsonData} from a layout (VoltraAttributes on start)."),
         .init(name: "ui-compat", valueName: nil, help: "With --ui: encode byte-for-byte as Voltra's own server renderer."),
+        .init(name: "props", valueName: "JSON|FILE", help: "Voltra Dynamic Live Activity: content-state {\"props\": …}, inline JSON or a file (check it with --schema)."),
+        .init(name: "voltra-dynamic", valueName: "ID", help: "start: the generated attributes-type of Voltra's definition ID (order_finished: VoltraOrderFinishedLiveActivityAttributes)."),
         .init(name: "example", valueName: "NAME", help: "Fill content-state and attributes from a built-in example: flight."),
         .init(name: "alert-title", valueName: "TEXT", help: "Alert title (required on start)."),
         .init(name: "alert-body", valueName: "TEXT", help: "Alert body."),
@@ -129,6 +131,17 @@ enum PayloadBuilder {
             throw arguments.usageError("'--ui-compat' goes with '--ui'")
         }
         if let text = arguments.value("content-state") { push.contentState = try jsonObject(text, option: "content-state", helpPath: path) }
+        if let text = arguments.value("props") {  // Voltra's Dynamic Live Activities (VoltraDynamic)
+            if arguments.value("content-state") != nil || arguments.value("ui") != nil { throw arguments.usageError("give '--props', '--content-state' or '--ui', one of them") }
+            push.contentState = VoltraDynamic.contentState(props: try jsonObject(text, option: "props", helpPath: path))
+        }
+        if let id = arguments.value("voltra-dynamic") {
+            guard VoltraDynamic.isDefinitionID(id) else { throw arguments.usageError("'--voltra-dynamic' takes a definition id (letters, digits and _), got '\(id.prefix(100))'") }
+            if event == .start {
+                push.attributesType = VoltraDynamic.attributesType(definitionID: id)
+                push.attributes = push.attributes ?? ["name": .string(id)]
+            }
+        }
         if let text = arguments.value("attributes") { push.attributes = try jsonObject(text, option: "attributes", helpPath: path) }
         if let name = arguments.value("attributes-type") { push.attributesType = name }
         if let t = try date("timestamp") { push.timestamp = t }
