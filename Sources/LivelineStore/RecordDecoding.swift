@@ -1,6 +1,5 @@
 import Foundation
-import LivelinePostgres
-import LivelineSQLite
+import LivelineSQL
 
 /// What a store reads from a result row, whichever database it came from, so that one decoder
 /// per record serves both stores (the SQL differs by dialect; the columns do not).
@@ -12,11 +11,7 @@ protocol StoreRow {
     func bytes(_ column: String) -> [UInt8]?
 }
 
-extension SQLiteRow: StoreRow {
-    func bytes(_ column: String) -> [UInt8]? { blob(column) }
-}
-
-extension PostgresRow: StoreRow {}
+extension SQLRow: StoreRow {}
 
 /// The records decoded from rows, shared by `SQLiteTransaction` and `PostgresTransaction`.
 /// Times are stored as seconds since 1970 in both.
