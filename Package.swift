@@ -13,9 +13,10 @@ import PackageDescription
 //   LivelineCore, LivelineCrypto, LivelineHTTP2 <- LivelineAPNS (the provider client)
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineHTTP2 <- LivelineSimulator (APNs and simulated iPhones)
 //   LivelineCore, LivelineKit, LivelineSimulator <- LivelineKitSimulator (the simulated iPhones' apps)
-//   LivelineSQLite (one SQLite connection; SQLite)
-//   LivelinePostgres (one PostgreSQL connection; libpq)
-//   LivelineSQLite, LivelinePostgres <- LivelineStore (the service's storage)
+//   LivelineSQL (what the SQL drivers share: one value, row, connection protocol and migrator; no C library)
+//   LivelineSQL <- LivelineSQLite (one SQLite connection; SQLite)
+//   LivelineSQL <- LivelinePostgres (one PostgreSQL connection; libpq)
+//   LivelineSQL, LivelineSQLite, LivelinePostgres <- LivelineStore (the service's storage: one transaction over SQLConnection)
 //   LivelineHTTPServer (HTTP/1.1; libmicrohttpd)
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineAPNS, LivelineStore, LivelineHTTPServer
 //     <- LivelineService (the API, fan-out, the outbox workers)
@@ -57,6 +58,7 @@ let package = Package(
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
+        .library(name: "LivelineSQL", targets: ["LivelineSQL"]),
         .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
         .library(name: "LivelinePostgres", targets: ["LivelinePostgres"]),
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
@@ -88,14 +90,15 @@ let package = Package(
         .target(name: "LivelinePreview", dependencies: ["LivelineCore", "LivelineUI"]),
         .target(name: "LivelineKit", dependencies: ["LivelineCore"]),
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "LivelineSQLite", dependencies: ["CSQLite"]),
-        .target(name: "LivelinePostgres", dependencies: ["CLibPQ"]),
+        .target(name: "LivelineSQL"),
+        .target(name: "LivelineSQLite", dependencies: ["LivelineSQL", "CSQLite"]),
+        .target(name: "LivelinePostgres", dependencies: ["LivelineSQL", "CLibPQ"]),
         .target(name: "LivelineHTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "LivelineHTTP2", dependencies: ["COpenSSL", "CNghttp2", "CEpoll"]),
         .target(name: "LivelineAPNS", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineSimulator", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineHTTP2"]),
         .target(name: "LivelineKitSimulator", dependencies: ["LivelineKit", "LivelineCore", "LivelineSimulator"]),
-        .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
+        .target(name: "LivelineStore", dependencies: ["LivelineSQL", "LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         .target(name: "LivelineDashboardSupport", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTPServer"]),
         .target(name: "LivelineSimulatorDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineDashboardSupport"]),
@@ -119,7 +122,7 @@ let package = Package(
         .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting"]),
         .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
-        .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
+        .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite", "LivelineSQL"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorDashboardTests", dependencies: [
             "LivelineSimulatorDashboard", "LivelineSimulator", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineHTTPServer", "LivelineTesting",
@@ -128,7 +131,7 @@ let package = Package(
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
         .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
         .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
-        .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineTesting"]),
+        .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineSQL", "LivelineTesting"]),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite", "LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
             "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite",

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
+import LivelineSQL
 
 /// One PostgreSQL connection (`PGconn *`, libpq) running parameterized statements.
 ///
@@ -34,9 +35,10 @@ import CLibPQ
 ///   lost fails to its end: nothing it did is kept, and nothing after it runs outside it.
 ///
 /// Module: LivelinePostgres owns one PostgreSQL connection through libpq: statements, typed rows,
-/// errors, reconnection, listeners and migrations. It imports libpq only and must never import
-/// another Liveline module: what the tables mean is LivelineStore's business.
-public final class PostgresConnection: @unchecked Sendable {
+/// errors, reconnection, listeners, and LivelineSQL's `SQLConnection` (values, rows and the
+/// migrator are LivelineSQL's). It imports libpq and LivelineSQL only: what the tables mean is
+/// LivelineStore's business.
+public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// How a connection is made.
     public struct Options: Sendable {
         /// How long connecting (and reconnecting) may take before it fails (libpq's
@@ -57,6 +59,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Inside `transaction`: a lost connection must not be replaced by a fresh one mid-way.
     private var inTransaction = false
+    /// How deep `savepoint` calls are nested (savepoint names).
+    private var savepointDepth = 0
 
     /// Connects.
     ///
@@ -175,6 +179,31 @@ public final class PostgresConnection: @unchecked Sendable {
         if let status = PQcmdStatus(commit), String(cString: status) == "ROLLBACK" {
             throw PostgresError(sqlState: "25P02", message: "the transaction was rolled back: a statement in it failed and its error was caught")
         }
+        return result
+    }
+
+    /// Runs `body` in a savepoint of the open transaction (`SAVEPOINT` … `RELEASE`): an error rolls
+    /// back only what `body` did (`ROLLBACK TO`), and the transaction goes on if the caller catches it.
+    ///
+    /// - Throws: `PostgresError` outside a transaction, or what `body` throws.
+    @discardableResult
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        guard inTransaction else { throw PostgresError.misuse("savepoint(_:) outside a transaction on '\(location)'") }
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "liveline_savepoint_\(savepointDepth)"
+        try run("SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if let conn = handle, PQstatus(conn) == CONNECTION_OK {
+                PQclear(PQexec(conn, "ROLLBACK TO SAVEPOINT \(name)"))
+                PQclear(PQexec(conn, "RELEASE SAVEPOINT \(name)"))
+            }
+            throw error
+        }
+        try run("RELEASE SAVEPOINT \(name)")
         return result
     }
 
@@ -336,7 +365,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard count > 0 else { return [] }
         let names = (0..<fields).map { String(cString: PQfname(result, $0)) }
         let types = (0..<fields).map { PQftype(result, $0) }
-        let layout = PostgresColumnLayout(names: names)
+        let layout = SQLColumns(names: names)
         var rows: [PostgresRow] = []
         rows.reserveCapacity(Int(count))
         for r in 0..<count {

@@ -1,7 +1,9 @@
+import LivelineSQL
+
 /// A failed PostgreSQL call: the SQLSTATE, and a message that names the statement (its first 200
 /// characters) or the server (its redacted connection string), never the values bound to it nor a
 /// password.
-public struct PostgresError: Error, CustomStringConvertible, Sendable {
+public struct PostgresError: SQLError, Sendable {
     /// The five-character SQLSTATE, such as `23505` (unique violation) or `57P01` (the server
     /// terminated the connection); nil when the failure happened in the client (connection lost,
     /// bad connection string). https://www.postgresql.org/docs/15/errcodes-appendix.html
@@ -36,24 +38,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The statement as error messages show it: its first 200 characters, whitespace collapsed.
-    static func excerpt(_ sql: String) -> String {
-        var out = ""
-        var count = 0
-        var lastWasSpace = true
-        for c in sql {
-            let isSpace = c.isWhitespace
-            if isSpace && lastWasSpace { continue }
-            if count == 200 {
-                while out.last?.isWhitespace == true { out.removeLast() }
-                return out + "…"
-            }
-            out.append(isSpace ? " " : c)
-            lastWasSpace = isSpace
-            count += 1
-        }
-        while out.last?.isWhitespace == true { out.removeLast() }
-        return out
-    }
+    static func excerpt(_ sql: String) -> String { SQLText.excerpt(sql) }
 
     static func misuse(_ message: String) -> PostgresError { PostgresError(sqlState: nil, message: message) }
 }

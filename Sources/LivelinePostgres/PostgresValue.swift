@@ -1,38 +1,21 @@
-/// One PostgreSQL value: a bound parameter or a column of a result row.
+import LivelineSQL
+
+/// PostgreSQL's name for LivelineSQL's one value type (`SQLValue`): a bound parameter or a column.
 ///
 /// Parameters go to the server in text format (bytea in binary), with a declared type for
 /// integers, doubles, booleans and bytea, and none for text (the server infers it from where the
 /// parameter stands). Result columns come back in text format and are converted by column type:
 /// `int2`/`int4`/`int8`/`oid` to `.integer`, `float4`/`float8`/`numeric` to `.real`, `bool` to
-/// `.bool`, `bytea` to `.bytea`, everything else to `.text`.
-public enum PostgresValue: Sendable, Hashable {
-    /// SQL `NULL`.
-    case null
-    /// A 64-bit signed integer (`bigint`).
-    case integer(Int64)
-    /// An IEEE 754 double (`double precision`); it round-trips exactly.
-    case real(Double)
-    /// UTF-8 text. PostgreSQL text cannot hold NUL characters.
-    case text(String)
-    /// Raw bytes (`bytea`); an empty array is a zero-length value, not `NULL`.
-    case bytea([UInt8])
-    /// `boolean`.
-    case bool(Bool)
+/// `.bool`, `bytea` to `.blob`, everything else to `.text`.
+public typealias PostgresValue = SQLValue
+/// PostgreSQL's name for LivelineSQL's one row type (`SQLRow`).
+public typealias PostgresRow = SQLRow
+/// PostgreSQL's name for LivelineSQL's one migration type (`SQLMigration`).
+public typealias PostgresMigration = SQLMigration
 
-    /// `.text(s)`, or `.null` when `s` is nil.
-    public static func from(_ s: String?) -> PostgresValue { s.map { .text($0) } ?? .null }
-
-    /// `.integer(i)`, or `.null` when `i` is nil.
-    public static func from(_ i: Int?) -> PostgresValue { i.map { .integer(Int64($0)) } ?? .null }
-
-    /// `.real(d)`, or `.null` when `d` is nil.
-    public static func from(_ d: Double?) -> PostgresValue { d.map { .real($0) } ?? .null }
-
-    /// Whether this is SQL `NULL`.
-    public var isNull: Bool { self == .null }
-
+extension SQLValue {
     /// An array literal (`{"a","b",NULL}`) for a `$n::text[]` parameter; nil elements are NULL.
-    public static func textArray(_ elements: [String?]) -> PostgresValue {
+    public static func textArray(_ elements: [String?]) -> SQLValue {
         var out = "{"
         for (i, element) in elements.enumerated() {
             if i > 0 { out += "," }
@@ -48,12 +31,12 @@ public enum PostgresValue: Sendable, Hashable {
     }
 
     /// An array literal for a `$n::bigint[]` parameter; nil elements are NULL.
-    public static func integerArray(_ elements: [Int64?]) -> PostgresValue {
+    public static func integerArray(_ elements: [Int64?]) -> SQLValue {
         .text("{" + elements.map { $0.map { String($0) } ?? "NULL" }.joined(separator: ",") + "}")
     }
 
     /// An array literal for a `$n::float8[]` parameter (exact, like `.real`); nil elements are NULL.
-    public static func realArray(_ elements: [Double?]) -> PostgresValue {
+    public static func realArray(_ elements: [Double?]) -> SQLValue {
         .text("{" + elements.map { $0.map { text(of: $0) } ?? "NULL" }.joined(separator: ",") + "}")
     }
 
@@ -64,7 +47,7 @@ public enum PostgresValue: Sendable, Hashable {
         case .integer: return (PostgresType.int8, false)
         case .real: return (PostgresType.float8, false)
         case .bool: return (PostgresType.bool, false)
-        case .bytea: return (PostgresType.bytea, true)
+        case .blob: return (PostgresType.bytea, true)
         }
     }
 
@@ -75,7 +58,7 @@ public enum PostgresValue: Sendable, Hashable {
         case .integer(let i): return Array(String(i).utf8)
         case .real(let d): return Array(Self.text(of: d).utf8)
         case .text(let s): return Array(s.utf8)
-        case .bytea(let b): return b
+        case .blob(let b): return b
         case .bool(let b): return Array((b ? "t" : "f").utf8)
         }
     }
@@ -88,24 +71,24 @@ public enum PostgresValue: Sendable, Hashable {
     }
 
     /// Converts a column's text to a value by the column's type.
-    static func decode(text: UnsafePointer<CChar>, length: Int, type: UInt32) -> PostgresValue {
+    static func decode(text: UnsafePointer<CChar>, length: Int, type: UInt32) -> SQLValue {
         let bytes = UnsafeRawBufferPointer(start: text, count: length)
         switch type {
         case PostgresType.int2, PostgresType.int4, PostgresType.int8, PostgresType.oid:
             let s = String(decoding: bytes, as: UTF8.self)
-            return Int64(s).map(PostgresValue.integer) ?? .text(s)
+            return Int64(s).map(SQLValue.integer) ?? .text(s)
         case PostgresType.float4, PostgresType.float8, PostgresType.numeric:
             let s = String(decoding: bytes, as: UTF8.self)
             switch s {
             case "NaN": return .real(.nan)
             case "Infinity": return .real(.infinity)
             case "-Infinity": return .real(-.infinity)
-            default: return Double(s).map(PostgresValue.real) ?? .text(s)
+            default: return Double(s).map(SQLValue.real) ?? .text(s)
             }
         case PostgresType.bool:
             return .bool(length > 0 && bytes[0] == UInt8(ascii: "t"))
         case PostgresType.bytea:
-            return .bytea(decodeHexBytea(bytes) ?? Array(bytes))
+            return .blob(decodeHexBytea(bytes) ?? Array(bytes))
         default:
             return .text(String(decoding: bytes, as: UTF8.self))
         }
@@ -145,24 +128,4 @@ enum PostgresType {
     static let float4: UInt32 = 700
     static let float8: UInt32 = 701
     static let numeric: UInt32 = 1700
-}
-
-extension PostgresValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .text(value) }
-}
-
-extension PostgresValue: ExpressibleByIntegerLiteral {
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-}
-
-extension PostgresValue: ExpressibleByFloatLiteral {
-    public init(floatLiteral value: Double) { self = .real(value) }
-}
-
-extension PostgresValue: ExpressibleByNilLiteral {
-    public init(nilLiteral: ()) { self = .null }
-}
-
-extension PostgresValue: ExpressibleByBooleanLiteral {
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
 }

@@ -1,9 +1,11 @@
 import CSQLite
+import LivelineSQL
 
 extension SQLiteDatabase {
     /// Applies, in order, the migrations not yet recorded in table
     /// `schema_migrations(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
-    /// each in its own transaction. Version n is `migrations[n - 1]`; `applied_at` is UTC ISO 8601.
+    /// each in its own transaction: LivelineSQL's one migrator (`applyMigrations`), with SQLite's
+    /// column types and clock.
     ///
     /// Safe against another process migrating the same file at once: each step re-checks its
     /// version inside its `BEGIN IMMEDIATE` transaction and skips a step the other one recorded.
@@ -17,71 +19,32 @@ extension SQLiteDatabase {
     ///   migration is rolled back, earlier ones stay applied).
     @discardableResult
     public func migrate(_ migrations: [SQLiteMigration]) throws(SQLiteError) -> [String] {
-        var seen = Set<String>()
-        for (i, migration) in migrations.enumerated() where !seen.insert(migration.name).inserted {
-            throw SQLiteError(extendedCode: SQLITE_MISUSE, message:
-                "migration \(i + 1) repeats the name '\(migration.name)'; every migration needs a unique name")
-        }
-        try execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations(
-                version INTEGER PRIMARY KEY,
-                name TEXT NOT NULL,
-                applied_at TEXT NOT NULL
-            )
-            """)
-        let recorded = try query("SELECT version, name FROM schema_migrations ORDER BY version")
-        for (i, row) in recorded.enumerated() {
-            let version = row.int64("version") ?? 0
-            let name = row.string("name") ?? ""
-            guard version == Int64(i + 1) else {
-                throw migrationError("the database at '\(path)' records migration \(version) '\(name)' but not version \(i + 1) before it; schema_migrations was edited by hand")
-            }
-            try checkRecorded(version: i + 1, name: name, against: migrations)
-        }
-
-        var applied: [String] = []
-        for index in recorded.count ..< migrations.count {
-            let migration = migrations[index]
-            let version = index + 1
-            do {
-                let didApply = try transaction { () throws(SQLiteError) -> Bool in
-                    // Another connection may have applied it since the list above was read.
-                    if let row = try queryOne("SELECT name FROM schema_migrations WHERE version = ?", [.integer(Int64(version))]) {
-                        try checkRecorded(version: version, name: row.string("name") ?? "", against: migrations)
-                        return false
-                    }
-                    do throws(SQLiteError) {
-                        try execute(migration.sql)
-                    } catch {
-                        throw SQLiteError(code: error.code, extendedCode: error.extendedCode,
-                                          message: "migration \(version) '\(migration.name)' failed: \(error.message)")
-                    }
-                    try run("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                            [.integer(Int64(version)), .text(migration.name)])
-                    return true
-                }
-                if didApply { applied.append(migration.name) }
-            } catch let error as SQLiteError {
-                throw error
-            } catch {
-                throw migrationError("migration \(version) '\(migration.name)' failed: \(error)")
-            }
-        }
-        return applied
-    }
-
-    /// Checks one recorded version against the code's list.
-    private func checkRecorded(version: Int, name: String, against migrations: [SQLiteMigration]) throws(SQLiteError) {
-        guard version <= migrations.count else {
-            throw migrationError("the database at '\(path)' has migration \(version) '\(name)', but this program knows only \(migrations.count) migration(s): a newer Liveline wrote it; run that version or use another database")
-        }
-        let expected = migrations[version - 1].name
-        guard name == expected else {
-            throw migrationError("migration \(version) is recorded in '\(path)' as '\(name)' but the code names it '\(expected)': a migration was edited or reordered after release; restore it and add a new migration instead")
+        do {
+            return try applyMigrations(migrations)
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(extendedCode: SQLITE_ERROR, message: "migrating '\(path)' failed: \(error)")
         }
     }
 
-    private func migrationError(_ message: String) -> SQLiteError {
-        SQLiteError(extendedCode: SQLITE_ERROR, message: message)
+    public var migrationTableSQL: String {
+        """
+        CREATE TABLE IF NOT EXISTS schema_migrations(
+            version INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            applied_at TEXT NOT NULL
+        )
+        """
+    }
+
+    public var currentTimeSQL: String { "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')" }
+
+    /// Nothing: each step's `BEGIN IMMEDIATE` takes the file's write lock, and the step re-checks its version under it.
+    public func withMigrationLock<T>(_ body: () throws -> T) throws -> T { try body() }
+
+    public func migrationError(_ message: String, cause: (any Error)?) -> any Error {
+        let code = (cause as? SQLiteError)?.extendedCode ?? SQLITE_ERROR
+        return SQLiteError(extendedCode: code, message: message)
     }
 }

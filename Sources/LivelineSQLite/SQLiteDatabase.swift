@@ -1,4 +1,5 @@
 import CSQLite
+import LivelineSQL
 
 /// One SQLite connection (`sqlite3 *`) with a cache of prepared statements.
 ///
@@ -7,10 +8,10 @@ import CSQLite
 /// defer { db.close() }
 /// try db.migrate(migrations)
 /// try db.transaction {
-///     try db.run("INSERT INTO tokens(id, token) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET token = excluded.token",
+///     try db.run("INSERT INTO tokens(id, token) VALUES ($1, $2) ON CONFLICT(id) DO UPDATE SET token = excluded.token",
 ///                ["a1", "f00d"])
 /// }
-/// let rows = try db.query("SELECT id, token FROM tokens WHERE id = ?", ["a1"])
+/// let rows = try db.query("SELECT id, token FROM tokens WHERE id = $1", ["a1"])
 /// ```
 ///
 /// - Important: thread confinement. A connection is used by one thread at a time: its owner
@@ -27,10 +28,13 @@ import CSQLite
 /// Double-quoted string literals are turned off (`SQLITE_DBCONFIG_DQS_DML`/`DDL`): write strings
 /// in single quotes; `"name"` is always an identifier.
 ///
-/// Module: LivelineSQLite owns one SQLite connection: statements, rows, transactions and
-/// migrations. It imports SQLite's C library only and must never import another Liveline module:
-/// what the tables mean is LivelineStore's business.
-public final class SQLiteDatabase: @unchecked Sendable {
+/// Parameters: `$1`, `$2`, … (LivelineSQL's one placeholder style, bound by name: a number may
+/// repeat or come out of order), or SQLite's own `?` and `?NNN` (bound by position).
+///
+/// Module: LivelineSQLite owns one SQLite connection: statements, rows, transactions, its pragmas,
+/// and LivelineSQL's `SQLConnection` (values, rows and the migrator are LivelineSQL's). It imports
+/// SQLite's C library and LivelineSQL only: what the tables mean is LivelineStore's business.
+public final class SQLiteDatabase: SQLConnection, @unchecked Sendable {
     /// How a connection is set up when it opens.
     public struct Options: Sendable {
         /// `PRAGMA synchronous` values. https://www.sqlite.org/pragma.html#pragma_synchronous
@@ -71,6 +75,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     /// The path the connection was opened with.
     public let path: String
+    /// The path, for people (`SQLConnection`).
+    public var location: String { path }
 
     /// The connection; nil once closed.
     private var handle: OpaquePointer?
@@ -196,7 +202,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Runs one statement with `bindings` for its `?` parameters, stepping it to the end.
+    /// Runs one statement with `bindings` for its `$n` (or `?`) parameters, stepping it to the end.
     ///
     /// - Returns: the rows it inserted, updated or deleted (`sqlite3_changes`; triggers not
     ///   counted); 0 for statements that change nothing, such as `CREATE TABLE` or `SELECT`.
@@ -305,6 +311,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
             throw error
         }
         return result
+    }
+
+    /// Runs `body` in a savepoint of the open transaction (`transaction(_:)` nested inside another).
+    ///
+    /// - Throws: `SQLiteError` (`SQLITE_MISUSE`) outside a transaction, or what `body` throws (rolled back to the savepoint).
+    @discardableResult
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        guard isInTransaction else { throw SQLiteError.misuse("savepoint(_:) outside a transaction on '\(path)'") }
+        return try transaction(body)
     }
 
     /// Rolls back the transaction or to a savepoint, ignoring errors: SQLite may already have

@@ -1,8 +1,9 @@
 import CSQLite
+import LivelineSQL
 
 /// A failed SQLite call: the result codes and a message that names the database file or the
 /// SQL statement (its first 200 characters), never the values bound to it.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: SQLError, Sendable {
     /// The primary result code, such as `SQLITE_CONSTRAINT` (19) or `SQLITE_BUSY` (5).
     /// https://www.sqlite.org/rescode.html
     public var code: Int32
@@ -27,6 +28,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// A constraint failed: UNIQUE, PRIMARY KEY, NOT NULL, CHECK or FOREIGN KEY.
     public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 
+    /// Never: an SQLite file does not go away like a server (`SQLError`).
+    public var isConnectionLost: Bool { false }
+
     /// Another connection held a lock for longer than `Options.busyTimeout`.
     public var isBusy: Bool { code == SQLITE_BUSY }
 
@@ -41,26 +45,5 @@ extension SQLiteError {
     static func misuse(_ message: String) -> SQLiteError { SQLiteError(extendedCode: SQLITE_MISUSE, message: message) }
 
     /// The statement as error messages show it: its first 200 characters, whitespace collapsed.
-    static func excerpt(_ sql: String) -> String {
-        var out = ""
-        var count = 0
-        var lastWasSpace = true
-        for c in sql {
-            let isSpace = c.isWhitespace
-            if isSpace && lastWasSpace { continue }
-            if count == 200 { return out.trimmingTrailingSpace + "…" }
-            out.append(isSpace ? " " : c)
-            lastWasSpace = isSpace
-            count += 1
-        }
-        return out.trimmingTrailingSpace
-    }
-}
-
-extension String {
-    var trimmingTrailingSpace: String {
-        var s = self
-        while s.last?.isWhitespace == true { s.removeLast() }
-        return s
-    }
+    static func excerpt(_ sql: String) -> String { SQLText.excerpt(sql) }
 }

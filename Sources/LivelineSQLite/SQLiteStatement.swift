@@ -1,4 +1,5 @@
 import CSQLite
+import LivelineSQL
 
 /// A prepared statement (`sqlite3_stmt *`) owned by one `SQLiteDatabase`, which finalizes it.
 ///
@@ -10,11 +11,16 @@ final class SQLiteStatement {
     let sql: String
     /// Whether the connection's cache owns it; temporary statements are finalized after one use.
     let isCached: Bool
-    /// The number of `?` parameters (the largest index for `?NNN`).
+    /// The number of parameters SQLite counts (the largest index for `?NNN`; each distinct `$n` once).
     let parameterCount: Int
+    /// For each parameter, the index of the value bound to it, when some are named `$n` (value
+    /// n - 1); nil when they bind by position (`?`, `?NNN`). Read once, when prepared.
+    let slots: [Int]?
+    /// How many values a call must bind: the largest `$n`, or `parameterCount`.
+    let bindingCount: Int
     /// Column names, read when prepared and again only if the column count changes (a schema
     /// change re-prepares the statement inside `sqlite3_step`).
-    private(set) var layout: SQLiteColumnLayout
+    private(set) var layout: SQLColumns
     /// Set while a caller is stepping it.
     var inUse = false
     private(set) var isFinalized = false
@@ -24,19 +30,47 @@ final class SQLiteStatement {
         self.sql = sql
         self.isCached = isCached
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        (self.slots, self.bindingCount) = Self.readSlots(handle, count: parameterCount)
         self.layout = SQLiteStatement.readLayout(handle)
     }
 
-    /// Binds `values` to parameters 1…n.
-    func bind(_ values: [SQLiteValue], db: OpaquePointer) throws(SQLiteError) {
-        guard values.count == parameterCount else {
-            throw SQLiteError(extendedCode: SQLITE_RANGE, message:
-                "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were bound, in statement: \(SQLiteError.excerpt(sql))")
+    /// Maps SQLite's parameters to values: SQLite numbers `$1`, `$2`, … in the order they first
+    /// appear (they are named parameters to it), so the one named `$n` takes value n - 1.
+    /// https://www.sqlite.org/c3ref/bind_parameter_name.html
+    private static func readSlots(_ handle: OpaquePointer, count: Int) -> ([Int]?, Int) {
+        guard count > 0 else { return (nil, 0) }
+        var slots: [Int] = []
+        slots.reserveCapacity(count)
+        var named = false
+        var largest = 0
+        for i in 1 ... count {
+            if let name = sqlite3_bind_parameter_name(handle, Int32(i)), name.pointee == 0x24,
+               let n = Int(String(cString: name + 1)), n >= 1 {
+                named = true
+                slots.append(n - 1)
+                largest = max(largest, n)
+            } else {
+                slots.append(i - 1)
+                largest = max(largest, i)
+            }
         }
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
+        return named ? (slots, largest) : (nil, count)
+    }
+
+    /// Binds `values`: value n - 1 to parameter `$n`, or to the n-th `?`.
+    func bind(_ values: [SQLiteValue], db: OpaquePointer) throws(SQLiteError) {
+        guard values.count == bindingCount else {
+            throw SQLiteError(extendedCode: SQLITE_RANGE, message:
+                "the statement has \(bindingCount) parameter(s) but \(values.count) value(s) were bound, in statement: \(SQLiteError.excerpt(sql))")
+        }
+        for p in 0 ..< parameterCount {
+            let i = slots?[p] ?? p
+            let value = values[i]
+            let index = Int32(p + 1)
             let rc: Int32
             switch value {
+            case .bool(let bool):
+                rc = sqlite3_bind_int64(handle, index, bool ? 1 : 0)
             case .null:
                 rc = sqlite3_bind_null(handle, index)
             case .integer(let int):
@@ -65,7 +99,7 @@ final class SQLiteStatement {
         var values = [SQLiteValue]()
         values.reserveCapacity(count)
         for i in 0 ..< Int32(count) { values.append(column(i)) }
-        return SQLiteRow(layout: layout, values: values)
+        return SQLRow(layout: layout, values: values)
     }
 
     private func column(_ i: Int32) -> SQLiteValue {
@@ -101,9 +135,9 @@ final class SQLiteStatement {
         sqlite3_finalize(handle)
     }
 
-    private static func readLayout(_ handle: OpaquePointer) -> SQLiteColumnLayout {
+    private static func readLayout(_ handle: OpaquePointer) -> SQLColumns {
         let count = sqlite3_column_count(handle)
-        return SQLiteColumnLayout(names: (0 ..< count).map { i in
+        return SQLColumns(names: (0 ..< count).map { i in
             sqlite3_column_name(handle, i).map { String(cString: $0) } ?? "column\(i + 1)"
         })
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineSQL
 
 /// Another name of an activity within one app (migration `12-activity-aliases`): a Voltra `name`
 /// given at start (`deviceID` nil: the backend's, for every installation of the app) or one
@@ -19,7 +20,7 @@ public struct ActivityAliasRecord: Sendable, Hashable {
 }
 
 extension RecordDecoding {
-    func activityAliasRecord(_ row: some StoreRow) -> ActivityAliasRecord {
+    func activityAliasRecord(_ row: SQLRow) -> ActivityAliasRecord {
         ActivityAliasRecord(bundleID: row.string("bundle_id") ?? "", alias: row.string("alias") ?? "", activityID: row.string("activity_id") ?? "",
                             deviceID: row.string("device_id"), createdAt: date(row, "created_at"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineSQL
 
 /// What a device reported of its app at registration (migration `10-app-builds`): the build
 /// (`CFBundleVersion`), the version people see (`CFBundleShortVersionString`), and per attributes
@@ -72,24 +73,24 @@ public struct VersionPopulation: Sendable, Hashable {
 
 extension RecordDecoding {
     /// A `device_builds` row and the device's `device_schema_versions` rows.
-    func deviceBuildRecord(_ row: some StoreRow, versions: [some StoreRow]) -> DeviceBuildRecord {
+    func deviceBuildRecord(_ row: SQLRow, versions: [SQLRow]) -> DeviceBuildRecord {
         var map: [String: String] = [:]
         for v in versions { map[v.string("attributes_type") ?? ""] = v.string("version") ?? "" }
         return DeviceBuildRecord(deviceID: row.string("device_id") ?? "", appBuild: row.string("app_build"), appVersion: row.string("app_version"),
                                  schemaVersions: map, updatedAt: date(row, "updated_at"))
     }
 
-    func schemaVersionRecord(_ row: some StoreRow) -> SchemaVersionRecord {
+    func schemaVersionRecord(_ row: SQLRow) -> SchemaVersionRecord {
         SchemaVersionRecord(attributesType: row.string("attributes_type") ?? "", version: row.string("version") ?? "", schema: row.string("schema_json") ?? "",
                             createdAt: date(row, "created_at"), retiredAt: row.double("retired_at").map(Date.init(timeIntervalSince1970:)))
     }
 
-    func installedVersion(_ row: some StoreRow) -> InstalledVersion {
+    func installedVersion(_ row: SQLRow) -> InstalledVersion {
         InstalledVersion(deviceID: row.string("device_id") ?? "", version: row.string("version") ?? "", appBuild: row.string("app_build"))
     }
 
     /// Rows of `version, app_build, n` (one per version and build) as populations, biggest first.
-    func populations(_ rows: [some StoreRow]) -> [VersionPopulation] {
+    func populations(_ rows: [SQLRow]) -> [VersionPopulation] {
         var byVersion: [String: [(build: String, devices: Int)]] = [:]
         for row in rows {
             byVersion[row.string("version") ?? "", default: []].append((row.string("app_build") ?? "", row.int("n") ?? 0))

@@ -1,19 +1,15 @@
 import Foundation
+import LivelineSQL
 
-/// The budget ledger's statements (migration 8-budget-ledger), written once for both stores:
-/// parameters are numbered (`?1` in SQLite, `$1` in PostgreSQL, the same numbers), and the two
-/// places the dialects differ are spelled here.
+/// The budget ledger's statements (migration 8-budget-ledger), written once for both databases:
+/// `#n` is parameter `$n`, and the two spellings the dialects differ in (`GREATER(`, `MAJOR(…)`)
+/// are `SQLDialect`'s.
 enum BudgetSQL {
-    enum Dialect { case sqlite, postgres }
-
-    /// `SQL` with `#n` turned into the dialect's parameter `n`.
-    static func sql(_ dialect: Dialect, _ text: String) -> String {
-        var out = text
-        for n in (1...9).reversed() { out = out.replacingOccurrences(of: "#\(n)", with: (dialect == .sqlite ? "?" : "$") + "\(n)") }
-        out = out.replacingOccurrences(of: "GREATER(", with: dialect == .sqlite ? "max(" : "greatest(")
-        return out.replacingOccurrences(of: "MAJOR(d.ios_version)", with: dialect == .sqlite
-            ? "CAST(CASE WHEN instr(d.ios_version, '.') > 0 THEN substr(d.ios_version, 1, instr(d.ios_version, '.') - 1) ELSE d.ios_version END AS INTEGER)"
-            : "(CASE WHEN split_part(d.ios_version, '.', 1) ~ '^[0-9]{1,3}$' THEN split_part(d.ios_version, '.', 1)::int ELSE 0 END)")
+    /// `text` with `#n` turned into `$n` and the dialect's spellings put in.
+    static func sql(_ dialect: SQLDialect, _ text: String) -> String {
+        text.replacingOccurrences(of: "#", with: "$")
+            .replacingOccurrences(of: "GREATER(", with: dialect.greatest + "(")
+            .replacingOccurrences(of: "MAJOR(d.ios_version)", with: dialect.iosMajorVersion)
     }
 
     /// A broadcast's charge for each running activity on the channel: #1 send, #2 channel, #3 now, #4 kind, #5 note.
@@ -122,8 +118,8 @@ enum BudgetSQL {
         "a newer update replaced it" + (reason.map { " (it failed on the wire and would have been retried: \($0.prefix(200)))" } ?? "")
     }
 
-    static func entries(immediate: [some StoreRow], lowered: [some StoreRow], starts: [some StoreRow], coalesced: [some StoreRow],
-                        date: (any StoreRow, String) -> Date) -> [BudgetEntry] {
+    static func entries(immediate: [SQLRow], lowered: [SQLRow], starts: [SQLRow], coalesced: [SQLRow],
+                        date: (SQLRow, String) -> Date) -> [BudgetEntry] {
         immediate.map { BudgetEntry(kind: .immediate, activityID: $0.string("activity_id") ?? "", sendID: $0.int64("send_id"),
                                     deliveryID: $0.int64("id"), via: $0.string("via"), at: date($0, "created_at")) }
         + starts.map { BudgetEntry(kind: .start, activityID: $0.string("activity_id") ?? "", sendID: $0.int64("send_id"),
@@ -134,7 +130,7 @@ enum BudgetSQL {
                                       deliveryID: $0.int64("id"), via: "token", note: $0.string("reason"), at: date($0, "updated_at")) }
     }
 
-    static func use(_ rows: [some StoreRow]) -> ChannelBudgetUse {
+    static func use(_ rows: [SQLRow]) -> ChannelBudgetUse {
         ChannelBudgetUse(holders: rows.first?.int("holders") ?? 0, overBudgetCount: rows.first?.int("over") ?? 0,
                          overBudget: rows.map { .init(activityID: $0.string("activity_id") ?? "", deviceID: $0.string("device_id") ?? "",
                                                       spent: $0.int("spent") ?? 0, budget: $0.int("budget") ?? 0) })

@@ -116,7 +116,7 @@ enum Migrations {
         // conditions are evaluated on each row written: with them, recording one verdict built
         // three such tables. The same rules as OR chains cost nothing of the kind. Queries that
         // should use `outbox_waiting_by_activity` repeat its condition word for word
-        // (`SQLiteTransaction.waitingCondition`), as SQLite matches partial indexes by their terms.
+        // (`SQLDialect.waitingCondition`), as SQLite matches partial indexes by their terms.
         SQLiteMigration("3-outbox-without-in-lists", """
             CREATE TABLE outbox_rebuilt (
                 id INTEGER PRIMARY KEY,

@@ -1,29 +1,12 @@
 import Foundation
-import LivelinePostgres
-import LivelineSQLite
+import LivelineSQL
 
-/// What a store reads from a result row, whichever database it came from, so that one decoder
-/// per record serves both stores (the SQL differs by dialect; the columns do not).
-protocol StoreRow {
-    func string(_ column: String) -> String?
-    func int(_ column: String) -> Int?
-    func int64(_ column: String) -> Int64?
-    func double(_ column: String) -> Double?
-    func bytes(_ column: String) -> [UInt8]?
-}
-
-extension SQLiteRow: StoreRow {
-    func bytes(_ column: String) -> [UInt8]? { blob(column) }
-}
-
-extension PostgresRow: StoreRow {}
-
-/// The records decoded from rows, shared by `SQLiteTransaction` and `PostgresTransaction`.
+/// The records decoded from rows (LivelineSQL's one row type, whichever database it came from).
 /// Times are stored as seconds since 1970 in both.
 protocol RecordDecoding {}
 
 extension RecordDecoding {
-    func keyRecord(_ row: some StoreRow) -> APIKeyRecord {
+    func keyRecord(_ row: SQLRow) -> APIKeyRecord {
         let apps = row.string("apps").map { $0.split(separator: ",").map(String.init) }
         return APIKeyRecord(id: row.string("id") ?? "", scope: KeyScope(rawValue: row.string("scope") ?? "") ?? .app,
                             hash: row.string("hash") ?? "", name: row.string("name"), createdAt: date(row, "created_at"),
@@ -32,25 +15,25 @@ extension RecordDecoding {
                             revokedAt: row.double("revoked_at").map(Date.init(timeIntervalSince1970:)))
     }
 
-    func appRecord(_ row: some StoreRow) -> AppRecord {
+    func appRecord(_ row: SQLRow) -> AppRecord {
         AppRecord(bundleID: row.string("bundle_id") ?? "", teamID: row.string("team_id") ?? "", keyID: row.string("key_id") ?? "",
                   keyPEM: row.string("key_pem") ?? "", environment: row.string("environment") ?? "", createdAt: date(row, "created_at"),
                   environments: row.string("environments").map { $0.split(separator: ",").map(String.init) })
     }
 
-    func deviceRecord(_ row: some StoreRow) -> DeviceRecord {
+    func deviceRecord(_ row: SQLRow) -> DeviceRecord {
         DeviceRecord(deviceID: row.string("device_id") ?? "", bundleID: row.string("bundle_id") ?? "", iosVersion: row.string("ios_version") ?? "",
                      userID: row.string("user_id"), frequentUpdates: row.int("frequent_updates") == 1, updatedAt: date(row, "updated_at"),
                      userVerified: row.int("user_verified") == 1)
     }
 
-    func channelRecord(_ row: some StoreRow) -> ChannelRecord {
+    func channelRecord(_ row: SQLRow) -> ChannelRecord {
         ChannelRecord(channelID: row.string("channel_id") ?? "", bundleID: row.string("bundle_id") ?? "",
                       storagePolicy: row.int("storage_policy") ?? 0, createdAt: date(row, "created_at"),
                       activityID: row.string("activity_id"))
     }
 
-    func interactionRecord(_ row: some StoreRow) -> InteractionRecord {
+    func interactionRecord(_ row: SQLRow) -> InteractionRecord {
         InteractionRecord(
             id: row.int64("id") ?? 0, activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id"),
             idempotencyKey: row.string("idempotency_key") ?? "", body: row.bytes("body") ?? [], createdAt: date(row, "created_at"),
@@ -58,12 +41,12 @@ extension RecordDecoding {
             nextAttemptAt: date(row, "next_attempt_at"), lastError: row.string("last_error"))
     }
 
-    func tokenRecord(_ row: some StoreRow, scope: String) -> TokenRecord {
+    func tokenRecord(_ row: SQLRow, scope: String) -> TokenRecord {
         TokenRecord(scope: row.string(scope) ?? "", deviceID: row.string("device_id") ?? "", token: row.string("token") ?? "", registeredAt: date(row, "registered_at"),
                     environment: row.string("environment"), refusedAt: optionalDate(row, "refused_at"), refusal: row.string("refusal"))
     }
 
-    func deliveryRecord(_ row: some StoreRow) -> DeliveryRecord {
+    func deliveryRecord(_ row: SQLRow) -> DeliveryRecord {
         DeliveryRecord(
             id: row.int64("id") ?? 0, sendID: row.int64("send_id") ?? 0, activityID: row.string("activity_id") ?? "", event: row.string("event") ?? "",
             deviceID: row.string("device_id"), target: DeliveryTarget(rawValue: row.string("target") ?? "") ?? .token, token: row.string("token") ?? "",
@@ -73,12 +56,12 @@ extension RecordDecoding {
             environment: row.string("environment"))
     }
 
-    func counts(_ rows: [some StoreRow]) -> [DeliveryState: Int] {
+    func counts(_ rows: [SQLRow]) -> [DeliveryState: Int] {
         var result: [DeliveryState: Int] = [:]
         for row in rows { if let s = row.string("state").flatMap(DeliveryState.init(rawValue:)) { result[s] = row.int("n") ?? 0 } }
         return result
     }
 
-    func date(_ row: some StoreRow, _ column: String) -> Date { Date(timeIntervalSince1970: row.double(column) ?? 0) }
-    func optionalDate(_ row: some StoreRow, _ column: String) -> Date? { row.double(column).map { Date(timeIntervalSince1970: $0) } }
+    func date(_ row: SQLRow, _ column: String) -> Date { Date(timeIntervalSince1970: row.double(column) ?? 0) }
+    func optionalDate(_ row: SQLRow, _ column: String) -> Date? { row.double(column).map { Date(timeIntervalSince1970: $0) } }
 }

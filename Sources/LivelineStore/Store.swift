@@ -18,10 +18,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// Every read and write goes through one transaction: an error thrown inside the body, by the
 /// store or by the caller, rolls back everything the body did. No SQL lives outside the store.
 ///
-/// Module: LivelineStore owns the service's storage: this protocol, its SQLite and PostgreSQL
-/// stores, their schema and group commit. It imports LivelineSQLite and LivelinePostgres only; it
-/// must never import the service, APNs, HTTP or the payload contract: it stores bytes and records,
-/// and the service gives them meaning.
+/// Module: LivelineStore owns the service's storage: this protocol, its one transaction
+/// implementation (`SQLTransaction`, by concern in `SQLTransaction+*.swift`, with `SQLDialect` for
+/// what the databases really differ in), the stores that own the connections (`SQLiteStore`,
+/// `PostgresStore`), their schema and group commit. It imports LivelineSQL, LivelineSQLite and
+/// LivelinePostgres only; it must never import the service, APNs, HTTP or the payload contract: it
+/// stores bytes and records, and the service gives them meaning.
 public protocol Store: Sendable {
     /// Runs `body` in one write transaction.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
@@ -218,7 +220,7 @@ public protocol StoreTransaction {
     /// A page of interactions after id `after`, oldest first.
     func interactions(activityID: String, after: Int64, limit: Int) throws -> [InteractionRecord]
 
-    // MARK: Device reports (migration 7-activity-status; StoreTransaction+DeviceReports in each store)
+    // MARK: Device reports (migration 7-activity-status; SQLTransaction+DeviceReports.swift)
     /// Stores a device's report about an activity (a decode failure) in place of its previous
     /// report of the same kind; returns it with its id.
     func replaceDeviceReport(_ report: DeviceReportRecord) throws -> DeviceReportRecord

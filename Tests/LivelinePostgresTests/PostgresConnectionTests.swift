@@ -91,6 +91,21 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("a savepoint rolls back only its part, keeps the transaction going, and needs a transaction")
+    func savepoints() throws {
+        try withDatabase { db, _ in
+            try db.execute("CREATE TABLE t (x BIGINT PRIMARY KEY)")
+            #expect(throws: PostgresError.self) { try db.savepoint { try db.run("INSERT INTO t VALUES (0)") } }
+            try db.transaction {
+                try db.run("INSERT INTO t VALUES ($1)", [1])
+                // A failed statement inside the savepoint: the server aborts only the savepoint.
+                _ = try? db.savepoint { try db.run("INSERT INTO t VALUES ($1)", [1]) }
+                try db.savepoint { try db.run("INSERT INTO t VALUES ($1)", [3]) }
+            }
+            #expect(try db.query("SELECT x FROM t ORDER BY x").map { $0.int("x") } == [1, 3])
+        }
+    }
+
     @Test("migrations apply once, in order; an edited name is refused")
     func migrations() throws {
         try withDatabase { db, database in

@@ -73,6 +73,25 @@ struct AppBuildStoreTests {
         }
     }
 
+    /// An audience larger than one statement's slice of ids (500 on SQLite, 1,000 on PostgreSQL):
+    /// every slice is read, none twice, each device with its own version.
+    static func largeAudience(_ store: any Store) throws {
+        let ids = (0...1200).map { String(format: "d%04d", $0) }
+        try store.write { (tx: any StoreTransaction) throws -> Void in
+            for (i, id) in ids.enumerated() where i % 3 != 0 {
+                try tx.upsertDevice(DeviceRecord(deviceID: id, bundleID: "com.example.flights", iosVersion: "18.2", userID: nil, frequentUpdates: false, updatedAt: t0))
+                try tx.setDeviceBuild(DeviceBuildRecord(deviceID: id, appBuild: "\(i)", appVersion: nil, schemaVersions: ["FlightAttributes": "\(i % 2)"], updatedAt: t0))
+            }
+        }
+        let found = try store.write { try $0.installedVersions(deviceIDs: ids + ["nobody"], attributesType: "FlightAttributes") }
+        let expected = ids.enumerated().filter { $0.offset % 3 != 0 }.map { InstalledVersion(deviceID: $0.element, version: "\($0.offset % 2)", appBuild: "\($0.offset)") }
+        #expect(found.count == 800)
+        #expect(found == expected)
+    }
+
+    @Test("the versions of an audience of 1,201 devices are read across slices, each once", arguments: StoreKind.all)
+    func largeAudience(_ kind: StoreKind) throws { try kind.withStore(Self.largeAudience) }
+
     @Test("devices' builds and versions: stored, replaced, read per activity and audience, counted, deleted with the device", arguments: StoreKind.all)
     func deviceBuilds(_ kind: StoreKind) throws { try kind.withStore(Self.builds) }
 

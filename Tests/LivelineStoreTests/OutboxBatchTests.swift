@@ -114,7 +114,7 @@ struct OutboxBatchTests {
         #expect(!record.contains { $0.string("opcode") == "OpenEphemeral" })
         let insert = try db.query("EXPLAIN INSERT INTO outbox (send_id, activity_id, event, device_id, target, token, priority, note, state, next_attempt_at, created_at, updated_at) VALUES (1, 'a', 'update', 'd', 'token', 't', 10, NULL, 'queued', 0, 0, 0)")
         #expect(!insert.contains { $0.string("opcode") == "OpenEphemeral" })
-        let plan = try db.query("EXPLAIN QUERY PLAN SELECT count(*) FROM outbox WHERE activity_id = ? AND \(SQLiteTransaction.waitingCondition)", [.text("a")])
+        let plan = try db.query("EXPLAIN QUERY PLAN SELECT count(*) FROM outbox WHERE activity_id = ? AND \(SQLDialect.sqlite.waitingCondition)", [.text("a")])
         #expect(plan.contains { ($0.string("detail") ?? "").contains("outbox_waiting_by_activity") })
     }
 

@@ -31,6 +31,7 @@ let package = Package(
             .product(name: "LivelineCrypto", package: "Liveline"),
             .product(name: "LivelineAPNS", package: "Liveline"),
             .product(name: "LivelineSimulator", package: "Liveline"),
+            .product(name: "LivelineSQL", package: "Liveline"),
             .product(name: "LivelineSQLite", package: "Liveline"),
             .product(name: "LivelinePostgres", package: "Liveline"),
             .product(name: "LivelineStore", package: "Liveline"),

@@ -10,6 +10,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelinePostgres
 import LivelinePreview
+import LivelineSQL
 import LivelineSQLite
 import LivelineService
 import LivelineServiceDashboard
@@ -50,6 +51,16 @@ func startServer(_ simulator: Simulator, directory: String) throws(SimulatorErro
 }
 
 func couldNotListen(_ error: HTTP2Error) -> Bool { error.code == HTTP2Error.Code.listenFailed }
+
+/// LivelineSQLite's and LivelinePostgres's values, rows and migrations are LivelineSQL's, under either name.
+func sharedSQL(_ sqlite: SQLiteDatabase, _ postgres: PostgresConnection) throws -> [SQLRow] {
+    let connections: [any SQLConnection] = [sqlite, postgres]
+    let value: SQLiteValue = SQLValue.text("a")
+    let migration: PostgresMigration = SQLMigration("1-a", "SELECT 1")
+    _ = try connections[1].applyMigrations([migration])
+    let row: PostgresRow? = try connections[0].queryOne("SELECT $1 AS a", [value])
+    return row.map { [$0] } ?? []
+}
 
 /// LivelineStore takes LivelineSQLite's and LivelinePostgres's options.
 func stores(path: String, url: String) throws(StoreError) -> [any Store] {

@@ -1,41 +1,39 @@
 import Foundation
-import LivelineSQLite
+import LivelineSQL
 
-/// The budget ledger on SQLite (migration 8-budget-ledger; the statements are BudgetSQL's).
-extension SQLiteTransaction {
-    private func sql(_ text: String) -> String { BudgetSQL.sql(.sqlite, text) }
-    private func seconds(_ date: Date) -> SQLiteValue { .real(date.timeIntervalSince1970) }
+/// The budget ledger (migration 8-budget-ledger; the statements are BudgetSQL's).
+extension SQLTransaction {
+    private func sql(_ text: String) -> String { BudgetSQL.sql(dialect, text) }
 
     func insertBudgetCharges(_ charges: [BudgetCharge]) throws {
         var rest = charges[...]
         while !rest.isEmpty {
             let chunk = rest.prefix(64)
             rest = rest.dropFirst(chunk.count)
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-            var bindings: [SQLiteValue] = []
+            var bindings: [SQLValue] = []
             bindings.reserveCapacity(chunk.count * 7)
             for c in chunk {
-                bindings += [.integer(c.sendID), .text(c.activityID), .from(c.deviceID), .text(c.kind.rawValue), .text(c.via.rawValue), .from(c.note), seconds(c.createdAt)]
+                bindings += [.integer(c.sendID), .text(c.activityID), .from(c.deviceID), .text(c.kind.rawValue), .text(c.via.rawValue), .from(c.note), time(c.createdAt)]
             }
-            try db.run("INSERT INTO budget_charges (send_id, activity_id, device_id, kind, via, note, created_at) VALUES \(values)", bindings)
+            try db.run("INSERT INTO budget_charges (send_id, activity_id, device_id, kind, via, note, created_at) VALUES \(Self.rows(chunk.count, width: 7, from: 1))", bindings)
         }
     }
 
     func insertBroadcastCharges(sendID: Int64, channelID: String, kind: BudgetCharge.Kind, note: String?, now: Date) throws {
-        try db.run(sql(BudgetSQL.insertBroadcastCharges), [.integer(sendID), .text(channelID), seconds(now), .text(kind.rawValue), .from(note)])
+        try db.run(sql(BudgetSQL.insertBroadcastCharges), [.integer(sendID), .text(channelID), time(now), .text(kind.rawValue), .from(note)])
     }
 
     func channelBudgetUse(channelID: String, now: Date, since: Date, budget: Int, frequentBudget: Int, limit: Int) throws -> ChannelBudgetUse {
-        BudgetSQL.use(try db.query(sql(BudgetSQL.channelBudgetUse), [.text(channelID), seconds(now), seconds(since), .integer(Int64(budget)),
+        BudgetSQL.use(try db.query(sql(BudgetSQL.channelBudgetUse), [.text(channelID), time(now), time(since), .integer(Int64(budget)),
                                                                     .integer(Int64(frequentBudget)), .integer(Int64(limit))]))
     }
 
     func budgetEntries(deviceID: String, followsChannels: Bool, immediateSince: Date, startSince: Date, limit: Int) throws -> [BudgetEntry] {
-        let d = SQLiteValue.text(deviceID), since = seconds(immediateSince), follows = SQLiteValue.integer(followsChannels ? 1 : 0), n = SQLiteValue.integer(Int64(limit))
+        let d = SQLValue.text(deviceID), since = time(immediateSince), follows = SQLValue.integer(followsChannels ? 1 : 0), n = SQLValue.integer(Int64(limit))
         return BudgetSQL.entries(
             immediate: try db.query(sql(BudgetSQL.immediateEntries), [d, since, follows]),
             lowered: try db.query(sql(BudgetSQL.loweredEntries), [d, since, follows, n]),
-            starts: try db.query(sql(BudgetSQL.startEntries), [d, seconds(startSince)]),
+            starts: try db.query(sql(BudgetSQL.startEntries), [d, time(startSince)]),
             coalesced: try db.query(sql(BudgetSQL.coalescedEntries), [d, since, n]),
             date: { date($0, $1) })
     }
@@ -47,7 +45,7 @@ extension SQLiteTransaction {
     /// `record` calls this first; the rows changed here are no longer `sending`, so its update skips them.
     func supersedeReplacedRetries(_ outcomes: [DeliveryOutcome], now: Date) throws {
         for o in outcomes where o.state == .retrying {
-            try db.run(sql(BudgetSQL.supersedeReplacedRetry), [.text(BudgetSQL.replacedOnTheWire(o.reason)), seconds(now), .integer(o.id)])
+            try db.run(sql(BudgetSQL.supersedeReplacedRetry), [.text(BudgetSQL.replacedOnTheWire(o.reason)), time(now), .integer(o.id)])
         }
     }
 }

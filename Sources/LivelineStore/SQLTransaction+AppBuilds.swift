@@ -1,8 +1,8 @@
 import Foundation
-import LivelinePostgres
+import LivelineSQL
 
-/// App builds and schema versions (migration `10-app-builds`) on PostgreSQL.
-extension PostgresTransaction {
+/// App builds and schema versions (migration `10-app-builds`).
+extension SQLTransaction {
     func setDeviceBuild(_ build: DeviceBuildRecord) throws {
         try db.run("DELETE FROM device_schema_versions WHERE device_id = $1", [.text(build.deviceID)])
         guard !build.isEmpty else {
@@ -12,7 +12,7 @@ extension PostgresTransaction {
         try db.run("""
             INSERT INTO device_builds (device_id, app_build, app_version, updated_at) VALUES ($1, $2, $3, $4)
             ON CONFLICT (device_id) DO UPDATE SET app_build = excluded.app_build, app_version = excluded.app_version, updated_at = excluded.updated_at
-            """, [.text(build.deviceID), .from(build.appBuild), .from(build.appVersion), .real(build.updatedAt.timeIntervalSince1970)])
+            """, [.text(build.deviceID), .from(build.appBuild), .from(build.appVersion), time(build.updatedAt)])
         for (type, version) in build.schemaVersions.sorted(by: { $0.key < $1.key }) {
             try db.run("INSERT INTO device_schema_versions (device_id, attributes_type, version) VALUES ($1, $2, $3)",
                        [.text(build.deviceID), .text(type), .text(version)])
@@ -36,18 +36,24 @@ extension PostgresTransaction {
             """, [.text(attributesType), .text(activityID)]).map(installedVersion)
     }
 
+    /// In slices: on SQLite an `IN` list of 500 parameters (it binds at most 32,766 a statement);
+    /// on PostgreSQL one array parameter of 1,000 ids.
     func installedVersions(deviceIDs: [String], attributesType: String) throws -> [InstalledVersion] {
         var result: [InstalledVersion] = []
-        // One array parameter, in slices of 1,000 ids.
+        let sliceSize = dialect == .sqlite ? 500 : 1000
         var start = 0
         while start < deviceIDs.count {
-            let slice = deviceIDs[start..<min(start + 1000, deviceIDs.count)]
+            let slice = deviceIDs[start..<min(start + sliceSize, deviceIDs.count)]
             start += slice.count
+            let (condition, ids): (String, [SQLValue]) = switch dialect {
+            case .sqlite: ("IN (\(Self.placeholders(from: 2, count: slice.count)))", slice.map { .text($0) })
+            case .postgres: ("= ANY($2::text[])", [.textArray(Array(slice))])
+            }
             result += try db.query("""
                 SELECT v.device_id, v.version, b.app_build FROM device_schema_versions v
                 LEFT JOIN device_builds b ON b.device_id = v.device_id
-                WHERE v.attributes_type = $1 AND v.device_id = ANY($2::text[]) ORDER BY v.device_id
-                """, [.text(attributesType), .textArray(Array(slice))]).map(installedVersion)
+                WHERE v.attributes_type = $1 AND v.device_id \(condition) ORDER BY v.device_id
+                """, [.text(attributesType)] + ids).map(installedVersion)
         }
         return result
     }
@@ -64,7 +70,7 @@ extension PostgresTransaction {
         try db.run("""
             INSERT INTO schema_versions (attributes_type, version, schema_json, created_at, retired_at) VALUES ($1, $2, $3, $4, NULL)
             ON CONFLICT (attributes_type, version) DO UPDATE SET schema_json = excluded.schema_json, retired_at = NULL
-            """, [.text(version.attributesType), .text(version.version), .text(version.schema), .real(version.createdAt.timeIntervalSince1970)])
+            """, [.text(version.attributesType), .text(version.version), .text(version.schema), time(version.createdAt)])
     }
 
     func schemaVersion(attributesType: String, version: String) throws -> SchemaVersionRecord? {
@@ -84,6 +90,6 @@ extension PostgresTransaction {
 
     func retireSchemaVersion(attributesType: String, version: String, at: Date) throws -> Bool {
         try db.run("UPDATE schema_versions SET retired_at = $1 WHERE attributes_type = $2 AND version = $3 AND retired_at IS NULL",
-                   [.real(at.timeIntervalSince1970), .text(attributesType), .text(version)]) > 0
+                   [time(at), .text(attributesType), .text(version)]) > 0
     }
 }
