@@ -1,4 +1,5 @@
 import Foundation
+import LivelineSQL
 
 /// An installation's word that its app-started activity follows the channel the backend bound to a
 /// logical activity (migration `16-channel-members`): ActivityKit gives such an activity no update
@@ -38,12 +39,12 @@ public struct ChannelMemberSpending: Sendable, Hashable {
 }
 
 extension RecordDecoding {
-    func channelMemberRecord(_ row: some StoreRow) -> ChannelMemberRecord {
+    func channelMemberRecord(_ row: SQLRow) -> ChannelMemberRecord {
         ChannelMemberRecord(activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "", channelID: row.string("channel_id") ?? "",
                             bundleID: row.string("bundle_id") ?? "", deviceActivityID: row.string("device_activity_id"), joinedAt: date(row, "joined_at"))
     }
 
-    func channelMemberSpending(_ row: some StoreRow) -> ChannelMemberSpending {
+    func channelMemberSpending(_ row: SQLRow) -> ChannelMemberSpending {
         ChannelMemberSpending(activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "",
                               frequentUpdates: (row.int64("frequent") ?? 0) != 0, spent: row.int("spent") ?? 0)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineSQL
 
 /// A logical activity's renewal past ActivityKit's 8 hours (migration `14-activity-renewal`): whether
 /// its start opted in, and which generation runs now (1: the first start; each confirmed renewal adds one).
@@ -69,12 +70,12 @@ public struct DeviceRenewalRecord: Sendable, Hashable {
 }
 
 extension RecordDecoding {
-    func activityRenewalRecord(_ row: some StoreRow) -> ActivityRenewalRecord {
+    func activityRenewalRecord(_ row: SQLRow) -> ActivityRenewalRecord {
         ActivityRenewalRecord(activityID: row.string("activity_id") ?? "", enabled: row.int("enabled") == 1,
                               generation: row.int("generation") ?? 1, updatedAt: date(row, "updated_at"))
     }
 
-    func deviceRenewalRecord(_ row: some StoreRow) -> DeviceRenewalRecord {
+    func deviceRenewalRecord(_ row: SQLRow) -> DeviceRenewalRecord {
         DeviceRenewalRecord(
             activityID: row.string("activity_id") ?? "", deviceID: row.string("device_id") ?? "", generation: row.int("generation") ?? 0,
             state: DeviceRenewalRecord.State(rawValue: row.string("state") ?? "") ?? .skipped, requestedAt: date(row, "requested_at"),

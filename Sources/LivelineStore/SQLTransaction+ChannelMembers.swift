@@ -1,8 +1,8 @@
 import Foundation
-import LivelinePostgres
+import LivelineSQL
 
-/// Members of channels bound to logical activities (migration `16-channel-members`) on PostgreSQL.
-extension PostgresTransaction {
+/// Members of channels bound to logical activities (migration `16-channel-members`).
+extension SQLTransaction {
     func setChannelMember(_ m: ChannelMemberRecord) throws {
         _ = try db.run("""
             INSERT INTO channel_members (activity_id, device_id, channel_id, bundle_id, device_activity_id, joined_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -24,7 +24,7 @@ extension PostgresTransaction {
     }
 
     func channelMemberSpending(channelID: String, now: Date, since: Date, atLeast: Int) throws -> [ChannelMemberSpending] {
-        try db.query(BudgetSQL.sql(.postgres, ChannelMemberSQL.spending), [.text(channelID), .real(now.timeIntervalSince1970), .real(since.timeIntervalSince1970),
+        try db.query(BudgetSQL.sql(dialect, ChannelMemberSQL.spending), [.text(channelID), .real(now.timeIntervalSince1970), .real(since.timeIntervalSince1970),
                                                                           .integer(Int64(atLeast))]).map(channelMemberSpending)
     }
 }
