@@ -21,13 +21,15 @@ import PackageDescription
 //     <- LivelineService (the API, fan-out, the outbox workers)
 //   LivelineCore, LivelineUI, LivelinePreview, LivelineSimulator, LivelineHTTPServer, LivelineService
 //     <- LivelineDashboard (the live pages)
-//   LivelineCrypto, LivelinePostgres <- LivelineTesting (run-time certificates and keys, reference servers, PostgreSQL)
-//   LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
+//   LivelineProcess (child processes: the one posix_spawn, programs run to completion, servers started and watched)
+//   LivelineCrypto, LivelinePostgres, LivelineProcess <- LivelineTesting (run-time certificates and keys, reference servers,
+//     PostgreSQL, waits with deadlines; test support only: no executable but liveline-bench links it)
+//   LivelineProcess <- LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
 //   LivelineCommandLine (argument parsing, help, console; Foundation only) <- liveline, liveline-bench
-//   LivelineCommandLine, LivelineCore, LivelinePreview, LivelineBrowser, LivelineTesting <- LivelineToolSupport
+//   LivelineCommandLine, LivelineCore, LivelinePreview, LivelineBrowser, LivelineProcess <- LivelineToolSupport
 //     (what liveline and liveline-bench share beyond it: the service's JSON client, preview PNGs, the parent
 //     watch; neither it nor LivelineCommandLine is a product)
-//   everything <- liveline (the command-line tool)
+//   everything but LivelineTesting <- liveline (the command-line tool)
 //   everything <- liveline-bench (the benchmarks, Benchmarks/)
 //   LivelineCore, LivelineCrypto, LivelineAPNS <- liveline-client-probe (Benchmarks/ClientProbe: the client alone, for its memory)
 //   LivelineCore <- FlightTrackerShared (Examples/FlightTracker: the attributes type)
@@ -35,7 +37,8 @@ import PackageDescription
 //     FlightTrackerShared, LivelineKit <- FlightTrackerApp, FlightTrackerWidget
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineSimulator, LivelineService, LivelineStore, LivelineHTTPServer
 //     <- LivelineFuzzTargets (Fuzz/Targets) <- FuzzSmokeTests, and Fuzz/'s liveline-fuzz
-// Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting; nothing depends on them.
+// Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting (and LivelineProcess
+// when they start programs); nothing depends on them.
 let package = Package(
     name: "Liveline",
     // The platforms of the portable modules (below): the only ones a package on macOS or iOS sees.
@@ -53,6 +56,7 @@ let package = Package(
         .library(name: "LivelineAPNS", targets: ["LivelineAPNS"]),
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
+        .library(name: "LivelineProcess", targets: ["LivelineProcess"]),
         .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
         .library(name: "LivelinePostgres", targets: ["LivelinePostgres"]),
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
@@ -93,42 +97,44 @@ let package = Package(
         .target(name: "LivelineStore", dependencies: ["LivelineSQLite", "LivelinePostgres"]),
         .target(name: "LivelineService", dependencies: ["LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineAPNS", "LivelineStore", "LivelineHTTPServer"]),
         .target(name: "LivelineDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineService"]),
-        .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
+        // Child processes (the one posix_spawn): what the tools and the test kit start programs with.
+        .target(name: "LivelineProcess"),
+        .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib", "LivelineProcess"]),
         // Test support users need too: certificates and keys made at run time, local servers.
-        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
+        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres", "LivelineProcess"]),
         // Both executables' command-line plumbing (specs, parsing, help, dispatch; Foundation only),
         // and what they share beyond it (the service's JSON client, preview PNGs, the parent watch).
         .target(name: "LivelineCommandLine"),
-        .target(name: "LivelineToolSupport", dependencies: ["LivelineCommandLine", "LivelineCore", "LivelinePreview", "LivelineBrowser", "LivelineTesting"]),
+        .target(name: "LivelineToolSupport", dependencies: ["LivelineCommandLine", "LivelineCore", "LivelinePreview", "LivelineBrowser", "LivelineProcess"]),
         // No jemalloc: no figure of `liveline` needs it. `liveline serve` (run by liveline-bench service,
         // scale, faults) fanned out as fast with glibc's malloc, and held 1M tokens in 66 MB against 74 MB.
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
+            "LivelineProcess", "LivelineDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
-        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting"]),
+        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
-        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
-        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting"]),
-        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineStore"]),
-        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
-        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
-        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
+        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting", "LivelineProcess"]),
+        .testTarget(name: "LivelineDashboardTests", dependencies: ["LivelineDashboard", "LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineStore", "LivelineProcess"]),
+        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL", "LivelineProcess"]),
+        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting", "LivelineProcess"]),
+        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite", "LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
-            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite",
+            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite", "LivelineProcess",
         ]),
         // Fuzz targets (one check per parser), shared with the libFuzzer package under Fuzz/.
         .target(name: "LivelineFuzzTargets", dependencies: [
             "LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineSimulator", "LivelineService", "LivelineStore", "LivelineHTTPServer",
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI"]),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI", "LivelineProcess"]),
         .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib"]),
         // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
@@ -139,13 +145,13 @@ let package = Package(
         // to nothing; an Xcode project builds them for iOS.
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
-        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"]),
+        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting", "LivelineProcess"]),
         // The benchmarks (`liveline-bench client|client-memory|far-apns|small-sends|simulator|ui|service|scale|faults|http2`): each prints
         // ratios against a reference tool measured in the same run. Links jemalloc: the client's
         // figure depends on it.
         .executableTarget(name: "liveline-bench", dependencies: [
             "LivelineCommandLine", "LivelineToolSupport", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2",
-            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineDashboard", "LivelineBrowser", "CJemalloc",
+            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineProcess", "LivelineDashboard", "LivelineBrowser", "CJemalloc",
         ], path: "Benchmarks/LivelineBench"),
         // The smallest process that sends with APNSClient (LivelineAPNS alone): `liveline-bench
         // client-memory` runs it to read the client's memory apart from everything the bench links.

@@ -8,6 +8,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelineService
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import LivelineBrowser
 import LivelineCore
 import LivelinePreview
+import LivelineProcess
 import LivelineTesting
 import LivelineUI
 import Testing

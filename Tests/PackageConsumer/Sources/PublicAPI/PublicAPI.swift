@@ -11,6 +11,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelinePostgres
 import LivelinePreview
+import LivelineProcess
 import LivelineSQLite
 import LivelineService
 import LivelineSimulator
@@ -68,6 +69,12 @@ func adminKey() -> APIKeyRecord { KeyAuthority.make(scope: KeyScope.admin, name:
 
 /// LivelineTesting hands out LivelinePostgres's connection.
 func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
+
+/// LivelineTesting's bounded waits extend LivelineProcess's running program.
+func serverOutput(_ executable: String) async throws -> String {
+    let server: RunningProcess = try RunningProcess.start(executable, ["serve"])
+    return try await server.output(containing: "Ready.", within: .seconds(30))
+}
 
 /// LivelineDashboard takes the simulator's control, the service, and throws LivelineHTTPServer's error.
 func dashboards(_ simulator: Simulator, _ service: Service) throws(HTTPServerError) -> (Dashboard, ServiceDashboard) {
