@@ -38,7 +38,9 @@ import PackageDescription
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineSimulator, LivelineService, LivelineStore, LivelineHTTPServer
 //     <- LivelineFuzzTargets (Fuzz/Targets) <- FuzzSmokeTests, and Fuzz/'s liveline-fuzz
 // Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting (and LivelineProcess
-// when they start programs); nothing depends on them.
+// when they start programs); nothing depends on them. LivelineCore, LivelineKit, LivelineKitSimulator,
+// LivelineSimulator, LivelineService, LivelineTesting <- SimulatedPhoneFixture (Tests/: the simulated iPhones'
+// whole loop) <- LivelineKitTests, FlightTrackerExampleTests.
 let package = Package(
     name: "Liveline",
     // The platforms of the portable modules (below): the only ones a package on macOS or iOS sees.
@@ -116,7 +118,10 @@ let package = Package(
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
         .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting", "LivelineProcess"]),
-        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
+        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore", "SimulatedPhoneFixture"]),
+        // The simulated iPhones' whole loop (simulator, service, app) that LivelineKit's and the example's tests share.
+        .target(name: "SimulatedPhoneFixture", dependencies: ["LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"],
+                path: "Tests/SimulatedPhoneFixture"),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite"]),
         .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting", "LivelineProcess"]),
@@ -145,7 +150,7 @@ let package = Package(
         // to nothing; an Xcode project builds them for iOS.
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
-        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting", "LivelineProcess"]),
+        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting", "LivelineProcess", "SimulatedPhoneFixture"]),
         // The benchmarks (`liveline-bench client|client-memory|far-apns|small-sends|simulator|ui|service|scale|faults|http2`): each prints
         // ratios against a reference tool measured in the same run. Links jemalloc: the client's
         // figure depends on it.
