@@ -140,7 +140,7 @@ let package = Package(
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI", "LivelineProcess"]),
-        .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib"]),
+        .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib", "LivelineTesting"]),
         // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
         .target(name: "FlightTrackerShared", dependencies: ["LivelineCore"], path: "Examples/FlightTracker/Shared"),
