@@ -62,6 +62,7 @@ extension TestBrowsers {
     /// - Parameter what: the test, for the slot file and for the message of whoever waits.
     /// - Throws: `TestingError` naming the holders when no slot was free within `limit`; what
     ///   `body` throws.
+    @discardableResult
     public static func withSlot<T: Sendable>(_ what: String, within limit: Duration = slotWaitLimit,
                                              _ body: () async throws -> T) async throws -> T {
         let slot = try await BrowserSlot.take(what, count: slotCount, directory: slotDirectory, within: limit)

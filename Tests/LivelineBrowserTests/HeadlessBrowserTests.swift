@@ -186,9 +186,12 @@ struct BrowserStartTests {
     func chromiumFails() async throws {
         let installation = try BrowserInstallation.locate()
         let options = BrowserOptions(installation: BrowserInstallation(chromium: "/bin/false", chromedriver: installation.chromedriver))
-        await #expect { try await HeadlessBrowser.start(options) } throws: { error in
-            let text = "\(error)"
-            return text.contains("/bin/false did not start through chromedriver") && text.contains("session not created")
+        // A real chromedriver: it holds a browser slot like the other starts.
+        try await TestBrowsers.withSlot("HeadlessBrowserTests.\(#function)") {
+            await #expect { try await HeadlessBrowser.start(options) } throws: { error in
+                let text = "\(error)"
+                return text.contains("/bin/false did not start through chromedriver") && text.contains("session not created")
+            }
         }
     }
 

@@ -75,12 +75,12 @@ struct ProcessRunnerTests {
 
     @Test("past its limit a run is killed with everything it started (a grandchild holding the pipes too), and says so")
     func limitKillsTheGroup() async throws {
-        let started = ContinuousClock.now
         // The shell starts a sleeper that inherits its stdout, prints the sleeper's pid, and waits.
+        // Killed is the proof the limit acted (a wall-clock bound here would measure how long the
+        // awaiting task queued for a cooperative thread, seen at 110 s in a loaded full run).
         let result = try await ProcessRunner.run("/bin/sh", ["-c", "sleep 300 & echo $!; wait"], within: .seconds(1))
         #expect(result.timedOut)
-        #expect(result.status == 128 + SIGKILL, "\(result.status)")
-        #expect(ContinuousClock.now - started < .seconds(60), "the run outlived its limit by far")
+        #expect(result.status == 128 + SIGKILL, "the shell was not killed: \(result.status)")
         let sleeper = try #require(Int32(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdoutText)")
         try await until("the grandchild \(sleeper) to be gone", within: .seconds(10)) {
             guard let stat = try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8) else { return true }
