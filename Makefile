@@ -3,9 +3,12 @@ SWIFT ?= swift
 BIN := .build/debug/liveline
 # A test run still going after this many seconds is stopped, printing where each thread was.
 TEST_DEADLINE ?= 900
-# These suites run after the rest, one test at a time. The browser suites each start Chromium or
-# Firefox, and beside the timing-sensitive network tests on 2 cores they starve them.
-# (LivelineHTTPServerTests left this list: its "wait forever" was its tests waiting without a
+# Every suite runs in one parallel phase. The browser suites take a slot each (LivelineTesting's
+# TestBrowsers.withSlot: an flock'd file per slot, LIVELINE_BROWSER_SLOTS, default 2, across test
+# processes) before they start Chromium or Firefox, so the browsers never crowd the 2 cores the
+# timing-sensitive network tests share with them; a test that gets no slot within its bound fails
+# naming the holders.
+# (LivelineHTTPServerTests left the old serial list: its "wait forever" was its tests waiting without a
 # deadline for a handler whose connection the server had closed as idle while the test waited,
 # tens of seconds, for one of the two cooperative threads that other suites held in blocking I/O.
 # Its waits now have deadlines and its servers' client timeouts are out of the way.)
@@ -13,7 +16,6 @@ TEST_DEADLINE ?= 900
 # two cooperative threads, so it fired late while they were held; it is a Dispatch timer now.)
 # LIVELINE_REQUIRE_SERVERS=1: a PostgreSQL or browser suite whose server is missing fails, naming
 # what to install, instead of skipping.
-SERIAL_TESTS := HeadlessBrowserTests|DashboardBrowserTests|ServiceDashboardBrowserTests|BrowserLayoutTests|PreviewCommandTests|PreviewBenchTests
 
 .PHONY: demo test build deps clean fuzz
 
@@ -27,8 +29,7 @@ test: export LIVELINE_CHECK_ANSWERS := true
 test: ## Build and run every test (the store's PostgreSQL half on a throw-away server)
 	@scripts/install-deps.sh test
 	@$(SWIFT) build --build-tests
-	@LIVELINE_REQUIRE_SERVERS=1 scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --skip '$(SERIAL_TESTS)'
-	@LIVELINE_REQUIRE_SERVERS=1 scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
+	@LIVELINE_REQUIRE_SERVERS=1 scripts/with-postgres.sh scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test --skip-build
 	@scripts/check-readme-examples.sh
 	@scripts/check-ios-sources.sh
 	@node --test clients/react-native/test/*.test.js

@@ -26,13 +26,15 @@ import PackageDescription
 //     <- LivelineSimulatorDashboard (the simulated iPhones' live page and its control routes)
 //   LivelineCore, LivelinePreview, LivelineService, LivelineHTTPServer, LivelineDashboardSupport
 //     <- LivelineServiceDashboard (the service's live page: activities, deliveries, a picture of each send)
-//   LivelineCrypto, LivelinePostgres <- LivelineTesting (run-time certificates and keys, reference servers, PostgreSQL)
-//   LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
+//   LivelineProcess (child processes: the one posix_spawn, programs run to completion, servers started and watched)
+//   LivelineCrypto, LivelinePostgres, LivelineProcess <- LivelineTesting (run-time certificates and keys, reference servers,
+//     PostgreSQL, waits with deadlines; test support only: no executable but liveline-bench links it)
+//   LivelineProcess <- LivelineBrowser (headless Chromium over WebDriver, PNG decoding; libcurl, zlib)
 //   LivelineCommandLine (argument parsing, help, console; Foundation only) <- liveline, liveline-bench
-//   LivelineCommandLine, LivelineCore, LivelinePreview, LivelineBrowser, LivelineTesting <- LivelineToolSupport
+//   LivelineCommandLine, LivelineCore, LivelinePreview, LivelineBrowser, LivelineProcess <- LivelineToolSupport
 //     (what liveline and liveline-bench share beyond it: the service's JSON client, preview PNGs, the parent
 //     watch; neither it nor LivelineCommandLine is a product)
-//   everything <- liveline (the command-line tool)
+//   everything but LivelineTesting <- liveline (the command-line tool)
 //   everything <- liveline-bench (the benchmarks, Benchmarks/)
 //   LivelineCore, LivelineCrypto, LivelineAPNS <- liveline-client-probe (Benchmarks/ClientProbe: the client alone, for its memory)
 //   LivelineCore <- FlightTrackerShared (Examples/FlightTracker: the attributes type)
@@ -40,7 +42,10 @@ import PackageDescription
 //     FlightTrackerShared, LivelineKit <- FlightTrackerApp, FlightTrackerWidget
 //   LivelineCore, LivelineUI, LivelineCrypto, LivelineSimulator, LivelineService, LivelineStore, LivelineHTTPServer
 //     <- LivelineFuzzTargets (Fuzz/Targets) <- FuzzSmokeTests, and Fuzz/'s liveline-fuzz
-// Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting; nothing depends on them.
+// Test targets (Tests/<Module>Tests) depend on what they test, often on LivelineTesting (and LivelineProcess
+// when they start programs); nothing depends on them. LivelineCore, LivelineKit, LivelineKitSimulator,
+// LivelineSimulator, LivelineService, LivelineTesting <- SimulatedPhoneFixture (Tests/: the simulated iPhones'
+// whole loop) <- LivelineKitTests, FlightTrackerExampleTests.
 let package = Package(
     name: "Liveline",
     // The platforms of the portable modules (below): the only ones a package on macOS or iOS sees.
@@ -59,6 +64,7 @@ let package = Package(
         .library(name: "LivelineSimulator", targets: ["LivelineSimulator"]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting"]),
         .library(name: "LivelineSQL", targets: ["LivelineSQL"]),
+        .library(name: "LivelineProcess", targets: ["LivelineProcess"]),
         .library(name: "LivelineSQLite", targets: ["LivelineSQLite"]),
         .library(name: "LivelinePostgres", targets: ["LivelinePostgres"]),
         .library(name: "LivelineHTTPServer", targets: ["LivelineHTTPServer"]),
@@ -103,46 +109,51 @@ let package = Package(
         .target(name: "LivelineDashboardSupport", dependencies: ["LivelineCore", "LivelineCrypto", "LivelineHTTPServer"]),
         .target(name: "LivelineSimulatorDashboard", dependencies: ["LivelineCore", "LivelineUI", "LivelinePreview", "LivelineSimulator", "LivelineHTTPServer", "LivelineDashboardSupport"]),
         .target(name: "LivelineServiceDashboard", dependencies: ["LivelineCore", "LivelinePreview", "LivelineService", "LivelineHTTPServer", "LivelineDashboardSupport"]),
-        .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib"]),
+        // Child processes (the one posix_spawn): what the tools and the test kit start programs with.
+        .target(name: "LivelineProcess"),
+        .target(name: "LivelineBrowser", dependencies: ["CCurl", "CZlib", "LivelineProcess"]),
         // Test support users need too: certificates and keys made at run time, local servers.
-        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres"]),
+        .target(name: "LivelineTesting", dependencies: ["LivelineCrypto", "LivelinePostgres", "LivelineProcess"]),
         // Both executables' command-line plumbing (specs, parsing, help, dispatch; Foundation only),
         // and what they share beyond it (the service's JSON client, preview PNGs, the parent watch).
         .target(name: "LivelineCommandLine"),
-        .target(name: "LivelineToolSupport", dependencies: ["LivelineCommandLine", "LivelineCore", "LivelinePreview", "LivelineBrowser", "LivelineTesting"]),
+        .target(name: "LivelineToolSupport", dependencies: ["LivelineCommandLine", "LivelineCore", "LivelinePreview", "LivelineBrowser", "LivelineProcess"]),
         // No jemalloc: no figure of `liveline` needs it. `liveline serve` (run by liveline-bench service,
         // scale, faults) fanned out as fast with glibc's malloc, and held 1M tokens in 66 MB against 74 MB.
         .executableTarget(name: "liveline", dependencies: [
             "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineSimulator", "LivelineKit", "LivelineKitSimulator", "LivelineStore", "LivelineService",
-            "LivelineTesting", "LivelineSimulatorDashboard", "LivelineServiceDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
+            "LivelineProcess", "LivelineSimulatorDashboard", "LivelineServiceDashboard", "LivelineBrowser", "LivelineCommandLine", "LivelineToolSupport",
         ]),
 
         .testTarget(name: "LivelineCoreTests", dependencies: ["LivelineCore"]),
         .testTarget(name: "LivelineUITests", dependencies: ["LivelineUI", "LivelineCore"]),
-        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting"]),
-        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore"]),
-        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting"]),
+        .testTarget(name: "LivelinePreviewTests", dependencies: ["LivelinePreview", "LivelineUI", "LivelineCore", "LivelineTesting", "LivelineProcess"]),
+        .testTarget(name: "LivelineKitTests", dependencies: ["LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineService", "LivelineStore", "SimulatedPhoneFixture"]),
+        // The simulated iPhones' whole loop (simulator, service, app) that LivelineKit's and the example's tests share.
+        .target(name: "SimulatedPhoneFixture", dependencies: ["LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"],
+                path: "Tests/SimulatedPhoneFixture"),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelineSQLiteTests", dependencies: ["LivelineSQLite", "LivelineSQL"]),
-        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting"]),
+        .testTarget(name: "LivelineHTTPServerTests", dependencies: ["LivelineHTTPServer", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelineSimulatorDashboardTests", dependencies: [
-            "LivelineSimulatorDashboard", "LivelineSimulator", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineHTTPServer", "LivelineTesting",
+            "LivelineSimulatorDashboard", "LivelineSimulator", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineHTTPServer", "LivelineTesting", "LivelineProcess",
         ]),
-        .testTarget(name: "LivelineServiceDashboardTests", dependencies: ["LivelineServiceDashboard", "LivelineSimulator", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineHTTPServer"]),
-        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL"]),
-        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting"]),
-        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting"]),
+        .testTarget(name: "LivelineServiceDashboardTests", dependencies: ["LivelineServiceDashboard", "LivelineSimulator", "LivelineCore", "LivelineTesting", "LivelineService", "LivelineHTTPServer", "LivelineProcess", "LivelineStore", "LivelineAPNS"]),
+        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineTesting", "COpenSSL", "LivelineProcess"]),
+        .testTarget(name: "LivelineAPNSTests", dependencies: ["LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineTesting", "LivelineProcess"]),
+        .testTarget(name: "LivelineSimulatorTests", dependencies: ["LivelineSimulator", "LivelineAPNS", "LivelineCore", "LivelineCrypto", "LivelineHTTP2", "LivelineUI", "LivelineTesting", "LivelineProcess"]),
         .testTarget(name: "LivelinePostgresTests", dependencies: ["LivelinePostgres", "LivelineSQL", "LivelineTesting"]),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineSQLite", "LivelinePostgres", "LivelineTesting"]),
         .testTarget(name: "LivelineServiceTests", dependencies: [
-            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite",
+            "LivelineService", "LivelineStore", "LivelineSimulator", "LivelineCore", "LivelineCrypto", "LivelineUI", "LivelineHTTPServer", "LivelineTesting", "LivelineSQLite", "LivelineProcess",
         ]),
         // Fuzz targets (one check per parser), shared with the libFuzzer package under Fuzz/.
         .target(name: "LivelineFuzzTargets", dependencies: [
             "LivelineCore", "LivelineUI", "LivelineCrypto", "LivelineSimulator", "LivelineService", "LivelineStore", "LivelineHTTPServer",
         ], path: "Fuzz/Targets"),
         .testTarget(name: "FuzzSmokeTests", dependencies: ["LivelineFuzzTargets"]),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI"]),
-        .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib"]),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCore", "LivelineTesting", "LivelineBrowser", "LivelinePreview", "LivelineUI", "LivelineProcess"]),
+        .testTarget(name: "LivelineBrowserTests", dependencies: ["LivelineBrowser", "CZlib", "LivelineTesting"]),
         // The flight-tracker example (Examples/FlightTracker): the attributes type shared by app and
         // server, and the backend's script. The app and widget files are not targets (ActivityKit, SwiftUI).
         .target(name: "FlightTrackerShared", dependencies: ["LivelineCore"], path: "Examples/FlightTracker/Shared"),
@@ -152,13 +163,13 @@ let package = Package(
         // to nothing; an Xcode project builds them for iOS.
         .target(name: "FlightTrackerApp", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/App"),
         .target(name: "FlightTrackerWidget", dependencies: ["FlightTrackerShared", "LivelineKit"], path: "Examples/FlightTracker/Widget"),
-        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting"]),
+        .testTarget(name: "FlightTrackerExampleTests", dependencies: ["FlightTrackerShared", "LivelineCore", "LivelineKit", "LivelineKitSimulator", "LivelineSimulator", "LivelineService", "LivelineTesting", "LivelineProcess", "SimulatedPhoneFixture"]),
         // The benchmarks (`liveline-bench client|client-memory|far-apns|small-sends|simulator|ui|service|scale|faults|http2`): each prints
         // ratios against a reference tool measured in the same run. Links jemalloc: the client's
         // figure depends on it.
         .executableTarget(name: "liveline-bench", dependencies: [
             "LivelineCommandLine", "LivelineToolSupport", "LivelineCore", "LivelineUI", "LivelinePreview", "LivelineAPNS", "LivelineCrypto", "LivelineHTTP2",
-            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineSimulatorDashboard", "LivelineBrowser", "CJemalloc",
+            "LivelineSimulator", "LivelineStore", "LivelineService", "LivelinePostgres", "LivelineTesting", "LivelineProcess", "LivelineSimulatorDashboard", "LivelineBrowser", "CJemalloc",
         ], path: "Benchmarks/LivelineBench"),
         // The smallest process that sends with APNSClient (LivelineAPNS alone): `liveline-bench
         // client-memory` runs it to read the client's memory apart from everything the bench links.

@@ -6,6 +6,7 @@ import LivelineCrypto
 import LivelineService
 import LivelineSimulator
 import LivelineStore
+import LivelineProcess
 import LivelineTesting
 import LivelineToolSupport
 

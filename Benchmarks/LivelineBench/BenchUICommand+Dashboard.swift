@@ -3,6 +3,7 @@ import LivelineCommandLine
 import LivelineCore
 import LivelineSimulatorDashboard
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 
 /// The dashboard's figure: how long from a push accepted to the device's card changed in the

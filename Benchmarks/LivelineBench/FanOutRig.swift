@@ -4,6 +4,7 @@ import LivelineCore
 import LivelineService
 import LivelineSimulator
 import LivelineStore
+import LivelineProcess
 import LivelineTesting
 
 /// What the fault and scale benches share: an in-process simulator with one phone per token, each

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -39,76 +40,26 @@ final class DriverProcess: Sendable {
     /// Starts `chromedriver` with `arguments` (its output merged into one pipe).
     static func start(_ chromedriver: String, _ arguments: [String]) throws(BrowserError) -> DriverProcess {
         // Close-on-exec from the start, so no child started meanwhile on another thread inherits an
-        // end (dup2 onto 0, 1 and 2 clears the flag for this child).
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        guard cloexecPipe(&input) == 0 else { throw BrowserError("cannot start \(chromedriver): pipe: \(String(cString: strerror(errno)))") }
-        guard cloexecPipe(&output) == 0 else {
-            close(input[0]); close(input[1])
-            throw BrowserError("cannot start \(chromedriver): pipe: \(String(cString: strerror(errno)))")
+        // end (the spawn dup2s them onto 0, 1 and 2 for this child only).
+        let input: (read: Int32, write: Int32), output: (read: Int32, write: Int32)
+        do { input = try Spawn.pipe() } catch { throw BrowserError("cannot start \(chromedriver): \(error)") }
+        do { output = try Spawn.pipe() } catch {
+            close(input.read); close(input.write)
+            throw BrowserError("cannot start \(chromedriver): \(error)")
         }
-        defer { close(input[0]); close(output[1]) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        closeInherited(&actions)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // A group of its own (so one kill reaches every Chromium process), an empty signal mask and
-        // default dispositions (a Swift-concurrency thread blocks SIGTERM and SIGINT).
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ["/bin/sh", "-c", script, chromedriver] + arguments
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in environment { free(pointer) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArguments, environment)
-        guard result == 0 else {
-            close(input[1]); close(output[0])
-            throw BrowserError("cannot start \(chromedriver) (through /bin/sh): \(String(cString: strerror(result)))")
+        defer { close(input.read); close(output.write) }
+        // A group of its own, so one kill reaches every Chromium process.
+        let pid: pid_t
+        do {
+            pid = try Spawn.start("/bin/sh", ["-c", script, chromedriver] + arguments,
+                                  descriptors: [(input.read, 0), (output.write, 1), (output.write, 2)], newProcessGroup: true)
+        } catch {
+            close(input.write); close(output.read)
+            throw BrowserError("cannot start \(chromedriver) (through /bin/sh): \(error)")
         }
-        let process = DriverProcess(groupID: pid, guardPipe: input[1])
-        process.startReader(output[0])
+        let process = DriverProcess(groupID: pid, guardPipe: input.write)
+        process.startReader(output.read)
         return process
-    }
-
-    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-    private static let pipe2: Pipe2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2").map { unsafeBitCast($0, to: Pipe2.self) }
-
-    /// `pipe2(O_CLOEXEC)`, or `pipe` then the flag where glibc lacks it.
-    private static func cloexecPipe(_ fds: UnsafeMutablePointer<Int32>) -> Int32 {
-        if let pipe2 { return pipe2(fds, O_CLOEXEC) }
-        guard pipe(fds) == 0 else { return -1 }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        return 0
-    }
-
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (a GNU extension Swift's Glibc does not import).
-    private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
-
-    /// Closes every descriptor above 2 in the child: none of this process's belongs there.
-    private static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
-        if let addCloseFrom, addCloseFrom(&actions, 3) == 0 { return }
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
-        for fd in open where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
     }
 
     private init(groupID: pid_t, guardPipe: Int32) {

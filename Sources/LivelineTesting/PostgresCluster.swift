@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelinePostgres
 
 /// A throw-away PostgreSQL server of one's own, as `scripts/with-postgres.sh` makes it: `initdb` in

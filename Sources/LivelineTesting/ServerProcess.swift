@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import Synchronization
 #if canImport(Glibc)
 import Glibc

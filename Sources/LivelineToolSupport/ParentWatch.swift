@@ -1,12 +1,12 @@
 import Foundation
-import LivelineTesting
+import LivelineProcess
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A Liveline process started by another (the demo's service and simulator, a test's servers)
 /// stops when its parent is gone, however the parent died (SIGKILL, SIGPIPE, a crash): the parent
-/// leaves it the read end of a pipe (`LIVELINE_PARENT_FD`, set by LivelineTesting's process
+/// leaves it the read end of a pipe (`LIVELINE_PARENT_FD`, set by LivelineProcess's process
 /// starter) whose other end only the parent holds. End-of-file there raises SIGTERM in this
 /// process, so a server stops as on SIGTERM: requests answer, pushes in flight are recorded.
 public enum ParentWatch {

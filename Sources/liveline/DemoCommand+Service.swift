@@ -7,7 +7,7 @@ import LivelineKitSimulator
 import LivelinePreview
 import LivelineService
 import LivelineSimulator
-import LivelineTesting
+import LivelineProcess
 import LivelineToolSupport
 import LivelineUI
 import Synchronization

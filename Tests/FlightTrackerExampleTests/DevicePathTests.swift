@@ -9,6 +9,7 @@ import LivelineKitSimulator
 import LivelineService
 import LivelineSimulator
 import LivelineTesting
+import SimulatedPhoneFixture
 import Testing
 
 /// The path a real iPhone takes: the iosVersion an app really sends, and ActivityKit's decoding of
@@ -37,99 +38,70 @@ struct DevicePathTests {
 
     @Test("relying on livelineActivityID with the guide's type registers nothing; the app's own logical id registers the token; \"Version 18.2 (Build 22C152)\" and \"17.4.1\" are accepted")
     func devicePath() async throws {
-        let directory = NSTemporaryDirectory() + "liveline-device-path-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generated = try SimulatorSetup.generated(in: directory)
-        var setup = generated.setup
-        setup.devices = []
-        setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
-        let simulator = try setup.makeSimulator()
-        _ = simulator.addDevice(name: "iPhone 16", osVersion: "18.2", id: "phone-1")
-        _ = try simulator.install(Self.bundle, on: "phone-1", activityTypes: [.type(FlightActivityAttributes.self)])
-        let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
-        var config = ServiceConfiguration()
-        config.port = 0
-        config.database = directory + "/liveline.db"
-        config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
-        config.caFile = simulatorServer.caFile
-        config.schemaFiles = [FlightTrackerExampleTests.schemaFile.path]
-        let server = try ServiceServer.start(config) { _ in }
-        let admin = try #require(server.firstAdminKey)
-        let pem = String(decoding: try #require(FileManager.default.contents(atPath: generated.keyFile)), as: UTF8.self)
-        #expect(try await BackendEndToEndTests.call(server.url, "POST", "/v1/apps", key: admin, json: [
-            "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID),
-            "key": .string(pem), "environment": "sandbox"]).status == 201)
-        let appKey = try #require(try await BackendEndToEndTests.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]?.stringValue)
-        // Ana's backend signs her user token (docs/security.md); the phone keeps its installation
-        // credential in one store, so a relaunch of the app (below, with another mapping) is the same installation.
-        let tokenSecret = try #require(try await BackendEndToEndTests.call(server.url, "PUT", "/v1/apps/\(Self.bundle)/token-secret", key: admin, json: [:]).json["secret"]?.stringValue)
-        let store = FileSecretStore(url: URL(fileURLWithPath: directory + "/liveline-installation.json"))
-        var client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey, secretStore: store)
-        client.userTokenProvider = { installationID, userID in
-            BackendTokens.userToken(userID: userID, installationID: installationID, bundleID: Self.bundle, secret: tokenSecret)
+        try await SimulatedPhoneFixture.run(phones: [.init("phone-1", name: "iPhone 16", activityTypes: [.type(FlightActivityAttributes.self)])],
+                                            configure: { $0.schemaFiles = [FlightTrackerExampleTests.schemaFile.path] }) { f in
+            let simulator = f.simulator, server = f.server, admin = f.adminKey, appKey = f.appKey
+            // Ana's backend signs her user token (docs/security.md); the phone keeps its installation
+            // credential in one store, so a relaunch of the app (below, with another mapping) is the same installation.
+            let client = f.client(secretStore: FileSecretStore(url: URL(fileURLWithPath: f.directory + "/liveline-installation.json")))
+
+            // The versions apps really send: UIDevice's, ProcessInfo's numbers, and its prose string;
+            // the app sends one when it creates its installation (app key) and when it registers (its credential).
+            var installations: [String: String] = [:]  // installation id: secret
+            for version in ["17.4.1", "18.2.0", "Version 18.2 (Build 22C152)"] {
+                let made = try await SimulatedPhoneFixture.call(server.url, "POST", "/v1/installations", key: appKey,
+                                                               json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
+                #expect(made.status == 201, "\(version): \(made.json)")
+                let id = try #require(made.json["installationID"]?.stringValue), secret = try #require(made.json["secret"]?.stringValue)
+                installations[id] = secret
+                let r = try await SimulatedPhoneFixture.call(server.url, "PUT", "/v1/devices/\(id)", key: secret,
+                                                            json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
+                #expect(r.status == 200 || r.status == 201, "\(version): \(r.json)")
+            }
+            let (someID, someSecret) = try #require(installations.first)
+            for bad in ["Version eighteen", "18.2 (Build 22C152", "18..2", "iOS"] {
+                let made = try await SimulatedPhoneFixture.call(server.url, "POST", "/v1/installations", key: appKey,
+                                                               json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
+                #expect(made.status == 400 && made.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(made.json)")
+                let r = try await SimulatedPhoneFixture.call(server.url, "PUT", "/v1/devices/\(someID)", key: someSecret,
+                                                            json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
+                #expect(r.status == 400 && r.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(r.json)")
+            }
+
+            // The phone's app, first relying on livelineActivityID (the default), with the prose version.
+            let device = DeviceRegistration(deviceID: "phone-1", bundleID: Self.bundle, iosVersion: "Version 18.2 (Build 22C152)", userID: "ana")
+            let relying = try f.app(device, attributesTypes: [FlightActivityAttributes.attributesType], client: client, container: f.directory + "/relying")
+            let launched = await relying.launch(simulator)
+            #expect(launched.remaining == 0 && launched.dropped.isEmpty, "the device registered with a real iosVersion: \(launched)")
+
+            let departure = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 3600) / 60).rounded(.down) * 60)
+            let id = FlightActivityAttributes.logicalID(flightNumber: "GA 2025", scheduledDeparture: departure)
+            let iso = ISO8601DateFormatter().string(from: departure)
+            let start: JSONValue = [
+                "attributesType": "FlightActivityAttributes",
+                "attributes": ["flightNumber": "GA 2025", "origin": "BLR", "destination": "BOM", "scheduledDeparture": .string(iso), "airline": "GeekyAir"],
+                "contentState": ["flightStatus": "Scheduled", "gateNumber": "TBD", "boardingTime": .string(iso), "delayMinutes": 0, "isBoarding": false],
+                "alert": ["title": "GA 2025", "body": "BLR → BOM"], "audience": ["userIDs": ["ana"]]]
+            let started = try await SimulatedPhoneFixture.call(server.url, "POST", "/v1/activities/\(id)/start", key: admin, json: start)
+            #expect(started.status == 202, "\(started.json)")
+            let settled = try await SimulatedPhoneFixture.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin).json
+            #expect(settled["deliveries"]?.arrayValue?.first?["state"]?.stringValue == "sent", "the prose iosVersion was read as 18.2 (push-to-start needs 17.2): \(settled)")
+            let activity = try #require(simulator.activities().first { $0.deviceID == "phone-1" })
+            #expect(activity.attributes[ActivitySchema.activityIDKey] == nil, "the device dropped the undeclared key")
+
+            let looked = await relying.look(simulator)
+            #expect(!looked.sent.contains { $0.hasPrefix("token of") }, "no logical id, no token: \(looked.sent)")
+            let installationID = try #require(client.installationID, "the app created its installation")
+            func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installationID) }?.token }
+            #expect(try serverToken() == nil)
+            await relying.stop()
+
+            // The same phone with the app's own mapping (as Examples/FlightTracker's app has it).
+            let mapping = try f.app(device, attributesTypes: [FlightActivityAttributes.attributesType], client: client, container: f.directory + "/mapping",
+                                    configure: { $0.logicalID = { FlightActivityAttributes.logicalID(attributes: $0.attributes) } })
+            _ = await mapping.launch(simulator)
+            _ = await mapping.look(simulator)
+            #expect(try serverToken() == activity.pushToken)
         }
-
-        // The versions apps really send: UIDevice's, ProcessInfo's numbers, and its prose string;
-        // the app sends one when it creates its installation (app key) and when it registers (its credential).
-        var installations: [String: String] = [:]  // installation id: secret
-        for version in ["17.4.1", "18.2.0", "Version 18.2 (Build 22C152)"] {
-            let made = try await BackendEndToEndTests.call(server.url, "POST", "/v1/installations", key: appKey,
-                                                           json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
-            #expect(made.status == 201, "\(version): \(made.json)")
-            let id = try #require(made.json["installationID"]?.stringValue), secret = try #require(made.json["secret"]?.stringValue)
-            installations[id] = secret
-            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/\(id)", key: secret,
-                                                        json: ["bundleID": .string(Self.bundle), "iosVersion": .string(version)])
-            #expect(r.status == 200 || r.status == 201, "\(version): \(r.json)")
-        }
-        let (someID, someSecret) = try #require(installations.first)
-        for bad in ["Version eighteen", "18.2 (Build 22C152", "18..2", "iOS"] {
-            let made = try await BackendEndToEndTests.call(server.url, "POST", "/v1/installations", key: appKey,
-                                                           json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
-            #expect(made.status == 400 && made.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(made.json)")
-            let r = try await BackendEndToEndTests.call(server.url, "PUT", "/v1/devices/\(someID)", key: someSecret,
-                                                        json: ["bundleID": .string(Self.bundle), "iosVersion": .string(bad)])
-            #expect(r.status == 400 && r.json["error"]?["field"]?.stringValue == "iosVersion", "\(bad): \(r.json)")
-        }
-
-        // The phone's app, first relying on livelineActivityID (the default), with the prose version.
-        let device = DeviceRegistration(deviceID: "phone-1", bundleID: Self.bundle, iosVersion: "Version 18.2 (Build 22C152)", userID: "ana")
-        let relying = try SimulatedPhoneApp(device: device, attributesTypes: [FlightActivityAttributes.attributesType], client: client,
-                                            directory: URL(fileURLWithPath: directory + "/relying"))
-        let launched = await relying.launch(simulator)
-        #expect(launched.remaining == 0 && launched.dropped.isEmpty, "the device registered with a real iosVersion: \(launched)")
-
-        let departure = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 3600) / 60).rounded(.down) * 60)
-        let id = FlightActivityAttributes.logicalID(flightNumber: "GA 2025", scheduledDeparture: departure)
-        let iso = ISO8601DateFormatter().string(from: departure)
-        let start: JSONValue = [
-            "attributesType": "FlightActivityAttributes",
-            "attributes": ["flightNumber": "GA 2025", "origin": "BLR", "destination": "BOM", "scheduledDeparture": .string(iso), "airline": "GeekyAir"],
-            "contentState": ["flightStatus": "Scheduled", "gateNumber": "TBD", "boardingTime": .string(iso), "delayMinutes": 0, "isBoarding": false],
-            "alert": ["title": "GA 2025", "body": "BLR → BOM"], "audience": ["userIDs": ["ana"]]]
-        let started = try await BackendEndToEndTests.call(server.url, "POST", "/v1/activities/\(id)/start", key: admin, json: start)
-        #expect(started.status == 202, "\(started.json)")
-        let settled = try await BackendEndToEndTests.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin).json
-        #expect(settled["deliveries"]?.arrayValue?.first?["state"]?.stringValue == "sent", "the prose iosVersion was read as 18.2 (push-to-start needs 17.2): \(settled)")
-        let activity = try #require(simulator.activities().first { $0.deviceID == "phone-1" })
-        #expect(activity.attributes[ActivitySchema.activityIDKey] == nil, "the device dropped the undeclared key")
-
-        let looked = await relying.look(simulator)
-        #expect(!looked.sent.contains { $0.hasPrefix("token of") }, "no logical id, no token: \(looked.sent)")
-        let installationID = try #require(client.installationID, "the app created its installation")
-        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installationID) }?.token }
-        #expect(try serverToken() == nil)
-        await relying.stop()
-
-        // The same phone with the app's own mapping (as Examples/FlightTracker's app has it).
-        let mapping = try SimulatedPhoneApp(device: device, attributesTypes: [FlightActivityAttributes.attributesType], client: client,
-                                            directory: URL(fileURLWithPath: directory + "/mapping"),
-                                            configure: { $0.logicalID = { FlightActivityAttributes.logicalID(attributes: $0.attributes) } })
-        _ = await mapping.launch(simulator)
-        _ = await mapping.look(simulator)
-        #expect(try serverToken() == activity.pushToken)
-        await mapping.stop()
-        await server.stop()
-        await simulatorServer.stop()
     }
 }

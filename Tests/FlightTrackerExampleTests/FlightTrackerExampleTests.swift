@@ -1,6 +1,7 @@
 import FlightTrackerShared
 import Foundation
 import LivelineCore
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 import Testing
 
@@ -16,9 +17,15 @@ struct CLI {
     static let benchBinary = URL(fileURLWithPath: BuiltProduct.path("liveline-bench"))
 
     /// Runs `liveline args...` in `directory`, feeding `stdin`, and waits for it to exit (on a
-    /// dedicated thread: LivelineTesting's `ProcessRunner`).
-    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, executable: URL = binary) async throws -> Result {
-        let output = try await ProcessRunner.run(executable.path, args, stdin: Data((stdin ?? "").utf8), directory: directory)
+    /// dedicated thread: LivelineProcess's `ProcessRunner`) for at most `limit`.
+    /// - Throws: `TestingError` with what it printed when it ran past `limit` (it is killed then,
+    ///   with whatever it started).
+    static func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, executable: URL = binary,
+                    within limit: Duration = .seconds(300)) async throws -> Result {
+        let output = try await ProcessRunner.run(executable.path, args, stdin: Data((stdin ?? "").utf8), directory: directory, within: limit)
+        guard !output.timedOut else {
+            throw TestingError("`\(executable.lastPathComponent) \(args.joined(separator: " "))` did not exit within \(limit) (killed): \(output.stdoutText.suffix(1000)) \(output.stderrText.suffix(1000))")
+        }
         return Result(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LivelineBrowser
 import LivelineCore
 import LivelinePreview
+import LivelineProcess
 import LivelineTesting
 import LivelineUI
 import Testing
@@ -67,7 +68,9 @@ struct PreviewCommandTests {
             files.append(file.path)
         }
         let out = directory.appendingPathComponent("out")
-        let result = try await CLI.run(["preview"] + files + ["--out", out.path, "--at", atArgument] + flags)
+        let result = try await TestBrowsers.withSlot("liveline preview \(inputs.map(\.name).joined(separator: " "))") {
+            try await CLI.run(["preview"] + files + ["--out", out.path, "--at", atArgument] + flags)
+        }
         var images: [String: [Presentation: PNGImage]] = [:]
         for input in inputs {
             let folder = URL(fileURLWithPath: input.name).deletingPathExtension().lastPathComponent
@@ -351,7 +354,7 @@ struct PreviewCommandErrorTests {
 struct PreviewBenchTests {
     @Test("liveline-bench ui times preview PNGs against a blank page of the same size in the same session")
     func figure() async throws {
-        let result = try await CLI.bench(["ui", "--seconds", "0.01", "--pngs", "4"])
+        let result = try await TestBrowsers.withSlot("liveline-bench ui") { try await CLI.bench(["ui", "--seconds", "0.01", "--pngs", "4"]) }
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.stdout
         #expect(text.contains("preview PNG: flight tracker Lock Screen at 3x, headless Chromium (a warm session), batch of 4"), "\(text)")

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 
 /// Runs the `openssl` command-line tool: the independent implementation the tests check against.

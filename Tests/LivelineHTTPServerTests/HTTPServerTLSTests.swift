@@ -1,5 +1,6 @@
 import Foundation
 import LivelineHTTPServer
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -4,6 +4,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelineService
 import LivelineSimulator
+import SimulatedPhoneFixture
 import Testing
 
 /// Older app builds still installed (docs/traps.md): the app reports its build and schema
@@ -67,13 +68,6 @@ struct AppBuildReportTests {
     @Test("the whole loop: two simulated iPhones register their builds through LivelineKit; a status the older build cannot decode is refused naming it, then sent to the newer one only")
     func simulatedPhones() async throws {
         let bundle = KitFixture.bundle
-        let directory = NSTemporaryDirectory() + "liveline-kit-builds-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generated = try SimulatorSetup.generated(in: directory)
-        var setup = generated.setup
-        setup.devices = []
-        setup.configuration.apps = [AppRegistration(bundleID: bundle, teamID: generated.teamID)]
-        let simulator = try setup.makeSimulator()
         // Build 41 decodes an older FlightAttributes: no "cancelled" status yet.
         let version1: JSONValue = [
             "attributes": ["flightNumber": "string", "origin": "string", "destination": "string", "airline": "string", "departure": "date", "livelineActivityID": "string?"],
@@ -81,66 +75,53 @@ struct AppBuildReportTests {
         ]
         var named = version1.objectValue ?? [:]
         named["name"] = "FlightAttributes"
-        _ = simulator.addDevice(name: "old", osVersion: "18.2", id: "phone-old")
-        _ = try simulator.install(bundle, on: "phone-old", activityTypes: [.schema(try ActivitySchema(json: .object(named)))])
-        _ = simulator.addDevice(name: "new", osVersion: "18.2", id: "phone-new")
-        _ = try simulator.install(bundle, on: "phone-new", activityTypes: [.type(FlightAttributes.self)])
-        let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
-        var config = ServiceConfiguration()
-        config.port = 0
-        config.database = directory + "/liveline.db"
-        config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
-        config.caFile = simulatorServer.caFile
-        let server = try ServiceServer.start(config) { _ in }
-        let admin = server.firstAdminKey!
-        func call(_ method: String, _ path: String, _ json: JSONValue? = nil) async throws -> KitFixture.Reply {
-            try await KitFixture.call(server.url, method, path, key: admin, json: json)
+        let phones: [SimulatedPhoneFixture.Phone] = [
+            .init("phone-old", name: "old", activityTypes: [.schema(try ActivitySchema(json: .object(named)))]),
+            .init("phone-new", name: "new", activityTypes: [.type(FlightAttributes.self)]),
+        ]
+        try await SimulatedPhoneFixture.run(phones: phones, bundle: bundle) { f in
+            let simulator = f.simulator, server = f.server
+            func call(_ method: String, _ path: String, _ json: JSONValue? = nil) async throws -> SimulatedPhoneFixture.Reply {
+                try await f.call(method, path, json: json)
+            }
+            #expect(try await call("PUT", "/v1/schemas/FlightAttributes/versions/1", version1).status == 201)
+
+            var apps: [String: SimulatedPhoneApp] = [:]
+            var ids: [String: String] = [:]
+            for (phone, build, version) in [("phone-old", "41", "1"), ("phone-new", "52", "2")] {
+                var device = DeviceRegistration(deviceID: phone, bundleID: bundle, iosVersion: "18.2")
+                device.appBuild = build
+                device.schemaVersions = ["FlightAttributes": version]
+                let app = try f.app(device, client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: f.appKey))
+                #expect(await app.launch(simulator).remaining == 0)
+                apps[phone] = app
+                let installation: String = try #require(await app.uploader.installationID)
+                ids[phone] = installation
+            }
+            let old = ids["phone-old"]!, new = ids["phone-new"]!
+            let id = "flight-builds"
+            let start: JSONValue = ["attributesType": "FlightAttributes", "attributes": ["flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": "2026-12-01T18:00:00Z"],
+                                    "contentState": ["status": "scheduled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false],
+                                    "alert": ["title": "LL 1234", "body": "Tracking"], "audience": ["deviceIDs": [.string(old), .string(new)]],
+                                    "channel": "none"]  // the token path: both apps register their update tokens
+            let started = try await call("POST", "/v1/activities/\(id)/start", start)
+            #expect(started.status == 202 && started.json["queued"] == 2, "\(started.json)")
+            _ = try await call("GET", "/v1/activities/\(id)?wait=20")
+            for app in apps.values { await app.look(simulator) }
+            #expect(try server.store.write { try $0.activityTokens(activityID: id) }.count == 2, "both apps registered their update tokens")
+
+            let cancelled: JSONObject = ["contentState": ["status": "cancelled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false]]
+            let refused = try await call("POST", "/v1/activities/\(id)/update", .object(cancelled))
+            #expect(refused.status == 422 && refused.json["error"]?["code"] == "older-build-cannot-decode", "\(refused.json)")
+            #expect(refused.json["error"]?["devices"] == [["deviceID": .string(old), "appBuild": "41", "schemaVersion": "1"]], "\(refused.json)")
+            var skip = cancelled
+            skip["olderBuilds"] = "skip"
+            let sent = try await call("POST", "/v1/activities/\(id)/update", .object(skip))
+            #expect(sent.status == 202 && sent.json["queued"] == 1, "\(sent.json)")
+            _ = try await call("GET", "/v1/activities/\(id)?wait=20")
+            let shown = { (phone: String) in simulator.activities().first { $0.deviceID == phone }?.contentState["status"] }
+            #expect(shown("phone-new") == "cancelled")
+            #expect(shown("phone-old") == "scheduled", "the old build got nothing it would drop")
         }
-        let pem = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
-        #expect(try await call("POST", "/v1/apps", ["bundleID": .string(bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID), "key": .string(pem), "environment": "sandbox"]).status == 201)
-        let appKey = try await call("POST", "/v1/keys", ["scope": "app"]).json["key"]!.stringValue!
-        #expect(try await call("PUT", "/v1/schemas/FlightAttributes/versions/1", version1).status == 201)
-
-        var apps: [String: SimulatedPhoneApp] = [:]
-        var ids: [String: String] = [:]
-        for (phone, build, version) in [("phone-old", "41", "1"), ("phone-new", "52", "2")] {
-            var device = DeviceRegistration(deviceID: phone, bundleID: bundle, iosVersion: "18.2")
-            device.appBuild = build
-            device.schemaVersions = ["FlightAttributes": version]
-            let app = try SimulatedPhoneApp(device: device, attributesTypes: ["FlightAttributes"], client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey),
-                                            directory: URL(fileURLWithPath: directory + "/app-\(phone)"))
-            #expect(await app.launch(simulator).remaining == 0)
-            apps[phone] = app
-            let installation: String = try #require(await app.uploader.installationID)
-            ids[phone] = installation
-        }
-        let old = ids["phone-old"]!, new = ids["phone-new"]!
-        let id = "flight-builds"
-        let start: JSONValue = ["attributesType": "FlightAttributes", "attributes": ["flightNumber": "LL 1234", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": "2026-12-01T18:00:00Z"],
-                                "contentState": ["status": "scheduled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false],
-                                "alert": ["title": "LL 1234", "body": "Tracking"], "audience": ["deviceIDs": [.string(old), .string(new)]],
-                                "channel": "none"]  // the token path: both apps register their update tokens
-        let started = try await call("POST", "/v1/activities/\(id)/start", start)
-        #expect(started.status == 202 && started.json["queued"] == 2, "\(started.json)")
-        _ = try await call("GET", "/v1/activities/\(id)?wait=20")
-        for app in apps.values { await app.look(simulator) }
-        #expect(try server.store.write { try $0.activityTokens(activityID: id) }.count == 2, "both apps registered their update tokens")
-
-        let cancelled: JSONObject = ["contentState": ["status": "cancelled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false]]
-        let refused = try await call("POST", "/v1/activities/\(id)/update", .object(cancelled))
-        #expect(refused.status == 422 && refused.json["error"]?["code"] == "older-build-cannot-decode", "\(refused.json)")
-        #expect(refused.json["error"]?["devices"] == [["deviceID": .string(old), "appBuild": "41", "schemaVersion": "1"]], "\(refused.json)")
-        var skip = cancelled
-        skip["olderBuilds"] = "skip"
-        let sent = try await call("POST", "/v1/activities/\(id)/update", .object(skip))
-        #expect(sent.status == 202 && sent.json["queued"] == 1, "\(sent.json)")
-        _ = try await call("GET", "/v1/activities/\(id)?wait=20")
-        let shown = { (phone: String) in simulator.activities().first { $0.deviceID == phone }?.contentState["status"] }
-        #expect(shown("phone-new") == "cancelled")
-        #expect(shown("phone-old") == "scheduled", "the old build got nothing it would drop")
-
-        for app in apps.values { await app.stop() }
-        await server.stop()
-        await simulatorServer.stop()
     }
 }

@@ -4,6 +4,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelineService
 import LivelineSimulator
+import SimulatedPhoneFixture
 import Testing
 
 /// The app's own type is older than the server's schema: a content state the service accepted
@@ -25,32 +26,9 @@ struct DecodeFailureReportTests {
 
     @Test("an update the phone cannot decode: dropped on the phone, reported by the app, decode-failed in the service's status")
     func reported() async throws {
-        let directory = NSTemporaryDirectory() + "liveline-kit-decode-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generated = try SimulatorSetup.generated(in: directory)
-        var setup = generated.setup
-        setup.devices = []
-        setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
-        let simulator = try setup.makeSimulator()
-        _ = simulator.addDevice(name: "iPhone 16", osVersion: "18.2", id: "phone-1")
-        _ = try simulator.install(Self.bundle, on: "phone-1", activityTypes: [Self.olderFlightType])
-        let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
-        var config = ServiceConfiguration()
-        config.port = 0
-        config.database = directory + "/liveline.db"
-        config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
-        config.caFile = simulatorServer.caFile
-        let server = try ServiceServer.start(config) { _ in }
-        var failure: (any Error)?
-        do {
-            let admin = server.firstAdminKey!
-            let pem = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
-            #expect(try await KitFixture.call(server.url, "POST", "/v1/apps", key: admin, json: [
-                "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID), "key": .string(pem), "environment": "sandbox"]).status == 201)
-            let appKey = try #require(try await KitFixture.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]?.stringValue)
-            let app = try SimulatedPhoneApp(
-                device: DeviceRegistration(deviceID: "phone-1", bundleID: Self.bundle, iosVersion: "18.2"), attributesTypes: ["FlightAttributes"],
-                client: LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey), directory: URL(fileURLWithPath: directory + "/app"))
+        try await SimulatedPhoneFixture.run(phones: [.init("phone-1", name: "iPhone 16", activityTypes: [Self.olderFlightType])]) { f in
+            let simulator = f.simulator
+            let app = try f.app(f.device("phone-1"))
             #expect(await app.launch(simulator).remaining == 0)
             let installation = try #require(await app.uploader.installationID)
 
@@ -58,16 +36,16 @@ struct DecodeFailureReportTests {
             let state: JSONValue = ["status": "scheduled", "gate": "B12", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": false]
             let start: JSONValue = ["attributesType": "FlightAttributes", "attributes": ["flightNumber": "LL 77", "origin": "LIS", "destination": "ZRH", "airline": "Liveline Air", "departure": "2026-12-01T18:00:00Z"],
                                     "contentState": state, "alert": ["title": "LL 77", "body": "Tracking"], "audience": ["deviceIDs": .array([.string(installation)])]]
-            #expect(try await KitFixture.call(server.url, "POST", "/v1/activities/\(id)/start", key: admin, json: start).status == 202)
-            _ = try await KitFixture.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin)
+            #expect(try await f.call("POST", "/v1/activities/\(id)/start", json: start).status == 202)
+            _ = try await f.call("GET", "/v1/activities/\(id)?wait=20")
             await app.look(simulator)
 
             // The server's schema knows "landed" (added later); the app's older type does not.
             var landed = state.objectValue!
             landed["status"] = "landed"
-            let update = try await KitFixture.call(server.url, "POST", "/v1/activities/\(id)/update", key: admin, json: ["contentState": .object(landed)])
+            let update = try await f.call("POST", "/v1/activities/\(id)/update", json: ["contentState": .object(landed)])
             #expect(update.status == 202, "\(update.json)")
-            let settled = try await KitFixture.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin)
+            let settled = try await f.call("GET", "/v1/activities/\(id)?wait=20")
             #expect(settled.json["deliveries"]?.arrayValue?.first?["state"] == "sent", "\(settled.json)")
             let onPhone = try #require(simulator.activities().first { $0.deviceID == "phone-1" })
             #expect(onPhone.contentState["status"] == "scheduled")
@@ -75,17 +53,11 @@ struct DecodeFailureReportTests {
 
             let report = await app.look(simulator)
             #expect(report.sent == ["decode failure of phone-1 for \(id)"], "\(report)")
-            let status = try await KitFixture.call(server.url, "GET", "/v1/activities/\(id)", key: admin)
+            let status = try await f.call("GET", "/v1/activities/\(id)")
             let mine = try #require(status.json["devices"]?.arrayValue?.first { $0["deviceID"]?.stringValue == installation })
             #expect(mine["reason"]?["code"] == "decode-failed", "\(mine)")
             #expect(mine["reason"]?["message"]?.stringValue?.contains("invalid String value landed") == true)
             #expect(mine["decodeFailure"]?["error"]?.stringValue?.contains("landed") == true)
-            await app.stop()
-        } catch {
-            failure = error
         }
-        await server.stop()
-        await simulatorServer.stop()
-        if let failure { throw failure }
     }
 }

@@ -7,6 +7,7 @@ import LivelineCrypto
 import LivelineKit
 import LivelineService
 import LivelineStore
+import SimulatedPhoneFixture
 import Synchronization
 
 /// A real `liveline serve` (in process, real HTTP on loopback, a real SQLite file in a temporary
@@ -140,13 +141,10 @@ final class KitFixture: @unchecked Sendable {
         try await Self.call(url, method, path, key: adminKey, json: json)
     }
 
+    /// A request to the service, bounded (`SimulatedPhoneFixture.call`).
     static func call(_ base: String, _ method: String, _ path: String, key: String, json: JSONValue? = nil) async throws -> Reply {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        if let json { request.httpBody = Data(json.serialized()) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return Reply(status: (response as! HTTPURLResponse).statusCode, json: (try? JSONValue.parse(Array(data))) ?? .null)
+        let reply = try await SimulatedPhoneFixture.call(base, method, path, key: key, json: json)
+        return Reply(status: reply.status, json: reply.json)
     }
 }
 

@@ -4,6 +4,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelineService
 import LivelineSimulator
+import SimulatedPhoneFixture
 import Testing
 
 /// An iOS 26 simulated iPhone whose app schedules an activity: pending, no token, then started on
@@ -14,65 +15,42 @@ struct ScheduledPhoneTests {
 
     @Test("scheduled 10 minutes ahead: nothing registered while pending; at the start the token is registered and an update through the service shows")
     func scheduledThenReachable() async throws {
-        let directory = NSTemporaryDirectory() + "liveline-kit-sched-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generated = try SimulatorSetup.generated(in: directory)
-        var setup = generated.setup
-        setup.devices = []
-        setup.configuration.apps = [AppRegistration(bundleID: Self.bundle, teamID: generated.teamID)]
         // The virtual clock starts at the real time: the service's provider tokens stay fresh for it.
         let clock = VirtualClock(start: Date())
-        let simulator = try setup.makeSimulator(clock: clock)
-        _ = simulator.addDevice(name: "iPhone 17", osVersion: "26.0", id: "phone-1")
-        _ = try simulator.install(Self.bundle, on: "phone-1", activityTypes: [.type(FlightAttributes.self)])
-        let simulatorServer = try SimulatorServer.start(simulator: simulator, certificates: try SimulatorCertificates.prepare(in: directory))
-        var config = ServiceConfiguration()
-        config.port = 0
-        config.database = directory + "/liveline.db"
-        config.apnsHost = "127.0.0.1:\(simulatorServer.port)"
-        config.caFile = simulatorServer.caFile
-        let server = try ServiceServer.start(config) { _ in }
-        let admin = server.firstAdminKey!
-        let pem = String(decoding: FileManager.default.contents(atPath: generated.keyFile)!, as: UTF8.self)
-        #expect(try await KitFixture.call(server.url, "POST", "/v1/apps", key: admin, json: [
-            "bundleID": .string(Self.bundle), "teamID": .string(generated.teamID), "keyID": .string(generated.keyID), "key": .string(pem), "environment": "sandbox"]).status == 201)
-        let appKey = try await KitFixture.call(server.url, "POST", "/v1/keys", key: admin, json: ["scope": "app"]).json["key"]!.stringValue!
-        let client = LivelineAppClient(baseURL: URL(string: server.url)!, appKey: appKey)
-        let app = try SimulatedPhoneApp(
-            device: DeviceRegistration(deviceID: "phone-1", bundleID: Self.bundle, iosVersion: "26.0"),
-            attributesTypes: ["FlightAttributes"], client: client, directory: URL(fileURLWithPath: directory + "/app"))
-        #expect(await app.launch(simulator).remaining == 0)
-        let installation = try #require(await app.uploader.installationID)
+        try await SimulatedPhoneFixture.run(phones: [.init("phone-1", name: "iPhone 17", osVersion: "26.0", activityTypes: [.type(FlightAttributes.self)])],
+                                            clock: clock) { f in
+            let simulator = f.simulator, server = f.server
+            let app = try f.app(f.device("phone-1", iosVersion: "26.0"))
+            #expect(await app.launch(simulator).remaining == 0)
+            let installation = try #require(await app.uploader.installationID)
 
-        // The app schedules the flight (an id of its own: `<installationID>:…`).
-        let id = "\(installation):flight-LL1234"
-        let start = clock.now.addingTimeInterval(600)
-        let attributes = FlightAttributes(flightNumber: "LL 1234", origin: "LIS", destination: "ZRH", airline: "Liveline Air",
-                                          departure: start.addingTimeInterval(3600), livelineActivityID: id)
-        let scheduled = try simulator.startActivity(on: "phone-1", bundleID: Self.bundle, attributes: attributes,
-                                                    contentState: .init(status: .scheduled, gate: "B12", boardingTime: start), start: start)
-        #expect(scheduled.state == .pending)
-        func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installation) }?.token }
-        let pendingLook = await app.look(simulator)
-        #expect(pendingLook.sent.isEmpty)
-        #expect(try serverToken() == nil)
+            // The app schedules the flight (an id of its own: `<installationID>:…`).
+            let id = "\(installation):flight-LL1234"
+            let start = clock.now.addingTimeInterval(600)
+            let attributes = FlightAttributes(flightNumber: "LL 1234", origin: "LIS", destination: "ZRH", airline: "Liveline Air",
+                                              departure: start.addingTimeInterval(3600), livelineActivityID: id)
+            let scheduled = try simulator.startActivity(on: "phone-1", bundleID: Self.bundle, attributes: attributes,
+                                                        contentState: .init(status: .scheduled, gate: "B12", boardingTime: start), start: start)
+            #expect(scheduled.state == .pending)
+            func serverToken() throws -> String? { try server.store.write { try $0.activityToken(activityID: id, deviceID: installation) }?.token }
+            let pendingLook = await app.look(simulator)
+            #expect(pendingLook.sent.isEmpty)
+            #expect(try serverToken() == nil)
 
-        // The start date comes: the phone issues the token, the app registers it.
-        clock.advance(by: 601)
-        let startedLook = await app.look(simulator)
-        #expect(startedLook.remaining == 0)
-        let token = try #require(simulator.activity(scheduled.id)?.pushToken)
-        #expect(try serverToken() == token)
+            // The start date comes: the phone issues the token, the app registers it.
+            clock.advance(by: 601)
+            let startedLook = await app.look(simulator)
+            #expect(startedLook.remaining == 0)
+            let token = try #require(simulator.activity(scheduled.id)?.pushToken)
+            #expect(try serverToken() == token)
 
-        // The service now reaches the activity.
-        let update: JSONValue = ["contentState": ["status": "boarding", "gate": "C7", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": true]]
-        let sent = try await KitFixture.call(server.url, "POST", "/v1/activities/\(id)/update", key: admin, json: update)
-        #expect(sent.status == 202)
-        let settled = try await KitFixture.call(server.url, "GET", "/v1/activities/\(id)?wait=20", key: admin)
-        #expect(settled.json["deliveries"]?.arrayValue?.first?["state"]?.stringValue == "sent")
-        #expect(simulator.activity(scheduled.id)?.contentState["gate"]?.stringValue == "C7")
-        await app.stop()
-        await server.stop()
-        await simulatorServer.stop()
+            // The service now reaches the activity.
+            let update: JSONValue = ["contentState": ["status": "boarding", "gate": "C7", "boardingTime": "2026-12-01T17:20:00Z", "delayMinutes": 0, "isBoarding": true]]
+            let sent = try await f.call("POST", "/v1/activities/\(id)/update", json: update)
+            #expect(sent.status == 202)
+            let settled = try await f.call("GET", "/v1/activities/\(id)?wait=20")
+            #expect(settled.json["deliveries"]?.arrayValue?.first?["state"]?.stringValue == "sent")
+            #expect(simulator.activity(scheduled.id)?.contentState["gate"]?.stringValue == "C7")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineProcess
 import LivelineTesting
 import LivelineUI
 import Testing
@@ -124,10 +125,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("page.html")
         try html.write(to: file, atomically: true, encoding: .utf8)
-        let output = try await ProcessRunner.run("/usr/bin/chromium", [
-            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory.appendingPathComponent("profile").path)",
-            "--window-size=393,900", "--dump-dom", file.absoluteString,
-        ])
+        let output = try await TestBrowsers.withSlot("BrowserLayoutTests") {
+            try await ProcessRunner.run("/usr/bin/chromium", [
+                "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory.appendingPathComponent("profile").path)",
+                "--window-size=393,900", "--dump-dom", file.absoluteString,
+            ], within: .seconds(120))
+        }
+        try #require(!output.timedOut, "Chromium did not dump the DOM within 120 s (killed): \(output.stderrText.suffix(2000))")
         #expect(output.status == 0, "\(output.stderrText)")
         let dom = output.stdoutText
         let start = try #require(dom.range(of: "<pre id=\"ll-measured\">"), "no measurements in \(dom.prefix(300))")

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCore
 import LivelineServiceDashboard
+import LivelineProcess
 import LivelineTesting
 import Testing
 

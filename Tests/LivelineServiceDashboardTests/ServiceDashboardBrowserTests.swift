@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 import Testing
 
@@ -11,7 +12,10 @@ struct ServiceDashboardBrowserTests {
         let liveline = BuiltProduct.path("liveline")
         try #require(FileManager.default.isExecutableFile(atPath: liveline), "build liveline first (swift build --build-tests builds it): \(liveline)")
         // Debian's python3 (it has python3-selenium), not whatever python3 is first on PATH.
-        let result = try await ProcessRunner.run("/usr/bin/python3", [script, liveline])
+        let result = try await TestBrowsers.withSlot("service_dashboard_test.py") {
+            try await ProcessRunner.run("/usr/bin/python3", [script, liveline], within: .seconds(300))
+        }
+        #expect(!result.timedOut, "service_dashboard_test.py did not finish within 300 s (killed with its browser)")
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stdoutText.contains("service dashboard browser test passed"), "\(result.stdoutText)\(result.stderrText)")
     }

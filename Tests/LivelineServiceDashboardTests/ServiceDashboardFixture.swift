@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineServiceDashboard
 import LivelineService
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 
 /// A real service on loopback that sends to an in-process simulator over HTTP/2 (one iOS 18.2

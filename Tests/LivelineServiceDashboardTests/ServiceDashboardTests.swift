@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineServiceDashboard
 import LivelineHTTPServer
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Testing
 

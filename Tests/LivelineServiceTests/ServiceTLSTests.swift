@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineHTTPServer
 import LivelineService
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 import Testing
 
@@ -11,7 +12,9 @@ struct DashboardBrowserTests {
             .appendingPathComponent("Browser/\(script)").path
         let liveline = BuiltProduct.path("liveline")
         try #require(FileManager.default.isExecutableFile(atPath: liveline), "build liveline first (swift build --build-tests builds it): \(liveline)")
-        return try await ProcessRunner.run("/usr/bin/python3", [path, liveline])
+        let output = try await TestBrowsers.withSlot(script) { try await ProcessRunner.run("/usr/bin/python3", [path, liveline], within: .seconds(300)) }
+        guard !output.timedOut else { throw TestingError("\(script) did not finish within 300 s (killed with its browser): \(output.stdoutText.suffix(2000)) \(output.stderrText.suffix(2000))") }
+        return output
     }
 
     @Test("Chromium: a push changes the device's DOM, a tap is recorded and forwarded, the keyboard works the controls, a screenshot is not blank, 50 devices render", .enabled(if: TestBrowsers.chromiumRuns, "SKIPPED: Chromium, chromedriver or python3-selenium is not installed: install Debian's chromium, chromium-driver and python3-selenium (scripts/install-deps.sh test); LIVELINE_REQUIRE_SERVERS=1 makes this a failure"))

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCore
 import LivelineSimulatorDashboard
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Testing
 

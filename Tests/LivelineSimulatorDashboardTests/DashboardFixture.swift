@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineSimulatorDashboard
 import LivelineHTTPServer
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Synchronization
 

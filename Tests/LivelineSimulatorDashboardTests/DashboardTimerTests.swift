@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCore
 import LivelinePreview
+import LivelineProcess
 import LivelineTesting
 import LivelineUI
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineHTTP2
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Testing
 

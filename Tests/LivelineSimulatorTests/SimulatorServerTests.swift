@@ -4,6 +4,7 @@ import LivelineCore
 import LivelineCrypto
 import LivelineHTTP2
 import LivelineSimulator
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -3,6 +3,7 @@ import LivelineCore
 import LivelineHTTP2
 import LivelineSimulator
 import Synchronization
+import LivelineProcess
 import LivelineTesting
 import Testing
 

@@ -38,6 +38,7 @@ let package = Package(
             .product(name: "LivelineHTTPServer", package: "Liveline"),
             .product(name: "LivelineService", package: "Liveline"),
             .product(name: "LivelineTesting", package: "Liveline"),
+            .product(name: "LivelineProcess", package: "Liveline"),
             .product(name: "LivelineUI", package: "Liveline"),
             .product(name: "LivelinePreview", package: "Liveline"),
             .product(name: "LivelineKit", package: "Liveline"),

@@ -2,6 +2,7 @@ import Foundation
 import LivelineAPNS
 import LivelineCore
 import LivelineCrypto
+import LivelineProcess
 import LivelineTesting
 import Testing
 

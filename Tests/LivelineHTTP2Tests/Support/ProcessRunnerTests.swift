@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 import Testing
 #if canImport(Glibc)
@@ -70,5 +71,22 @@ struct ProcessRunnerTests {
         child.send(SIGTERM)
         let status = try await child.exitStatus(within: .seconds(30))
         #expect(status == 128 + SIGTERM)
+    }
+
+    @Test("past its limit a run is killed with everything it started (a grandchild holding the pipes too), and says so")
+    func limitKillsTheGroup() async throws {
+        // The shell starts a sleeper that inherits its stdout, prints the sleeper's pid, and waits.
+        // Killed is the proof the limit acted (a wall-clock bound here would measure how long the
+        // awaiting task queued for a cooperative thread, seen at 110 s in a loaded full run).
+        let result = try await ProcessRunner.run("/bin/sh", ["-c", "sleep 300 & echo $!; wait"], within: .seconds(1))
+        #expect(result.timedOut)
+        #expect(result.status == 128 + SIGKILL, "the shell was not killed: \(result.status)")
+        let sleeper = try #require(Int32(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdoutText)")
+        try await until("the grandchild \(sleeper) to be gone", within: .seconds(10)) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: " ").dropFirst(2).first == "Z"
+        }
+        let quick = try await ProcessRunner.run("/bin/sh", ["-c", "echo done"], within: .seconds(60))
+        #expect(!quick.timedOut && quick.status == 0 && quick.stdoutText == "done\n")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 import Testing
 

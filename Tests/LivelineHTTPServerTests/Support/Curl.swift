@@ -1,4 +1,5 @@
 import Foundation
+import LivelineProcess
 import LivelineTesting
 
 /// What curl got: the final status (after any `100 Continue`), headers and body.

@@ -10,6 +10,7 @@ import LivelineKit
 import LivelineKitSimulator
 import LivelinePostgres
 import LivelinePreview
+import LivelineProcess
 import LivelineSQL
 import LivelineSQLite
 import LivelineService
@@ -80,6 +81,12 @@ func adminKey() -> APIKeyRecord { KeyAuthority.make(scope: KeyScope.admin, name:
 
 /// LivelineTesting hands out LivelinePostgres's connection.
 func adminConnection() throws -> PostgresConnection { try TestPostgres.admin() }
+
+/// LivelineTesting's bounded waits extend LivelineProcess's running program.
+func serverOutput(_ executable: String) async throws -> String {
+    let server: RunningProcess = try RunningProcess.start(executable, ["serve"])
+    return try await server.output(containing: "Ready.", within: .seconds(30))
+}
 
 /// LivelineSimulatorDashboard takes the simulator's control, LivelineServiceDashboard the service; both throw LivelineHTTPServer's error.
 func dashboards(_ simulator: Simulator, _ service: Service) throws(HTTPServerError) -> (Dashboard, ServiceDashboard) {

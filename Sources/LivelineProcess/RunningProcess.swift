@@ -6,9 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// A long-running program started for a test (a server that prints where it listens): its
-/// standard output is collected by a dedicated thread, and waiting for a line or for the exit
-/// suspends the task instead of blocking a Swift-concurrency thread.
+/// A long-running program (a server that prints where it listens: the demo's service, a test's
+/// server): its standard output is collected by a dedicated thread, and waiting for a line or for
+/// the exit suspends the task instead of blocking a Swift-concurrency thread. (Bounded waits on
+/// it, for tests, are LivelineTesting's `output(containing:within:)` and `exitStatus(within:)`.)
 public final class RunningProcess: Sendable {
     private let child: ChildProcess
     private let output = Mutex<Output>(Output())
@@ -21,6 +22,9 @@ public final class RunningProcess: Sendable {
 
     /// The process ID.
     public var processIdentifier: Int32 { child.pid }
+
+    /// The program's file name, for messages.
+    public var name: String { child.name }
 
     /// The environment variable that tells a started process which descriptor reads
     /// end-of-file once its starter is gone (every process started here gets it).
@@ -37,7 +41,7 @@ public final class RunningProcess: Sendable {
 
     /// Starts `executable`; its standard error goes to `/dev/null` unless `keepStandardError`,
     /// then it is merged into the collected output.
-    /// - Throws: `TestingError` when the program cannot be started.
+    /// - Throws: `ProcessError` when the program cannot be started.
     public static func start(
         _ executable: String,
         _ arguments: [String] = [],
@@ -45,7 +49,7 @@ public final class RunningProcess: Sendable {
         environment: [String: String]? = nil,
         keepStandardError: Bool = false
     ) throws -> RunningProcess {
-        let pipe = try ProcessRunner.pipe()
+        let pipe = try Spawn.pipe()
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
         let child: ChildProcess
@@ -109,7 +113,7 @@ public final class RunningProcess: Sendable {
     }
 
     /// Waits until the output contains `needle` and returns the output so far.
-    /// - Throws: `TestingError` with the output when the program closes its output first.
+    /// - Throws: `ProcessError` with the output when the program closes its output first.
     public func output(containing needle: String) async throws -> String {
         let text = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             let immediate = output.withLock { state -> String?? in
@@ -121,24 +125,9 @@ public final class RunningProcess: Sendable {
             if let immediate { continuation.resume(returning: immediate) }
         }
         guard let text else {
-            throw TestingError("\(child.name) closed its output without printing \"\(needle)\": \(standardOutput)")
+            throw ProcessError("\(child.name) closed its output without printing \"\(needle)\": \(standardOutput)")
         }
         return text
-    }
-
-    /// Waits until the output contains `needle`, for at most `limit`; past it, kills the process
-    /// (which ends the wait) and throws.
-    /// - Throws: `TestingError` with the end of the output when `needle` did not come in time or
-    ///   the program closed its output first.
-    public func output(containing needle: String, within limit: Duration) async throws -> String {
-        let outcome = await finished(within: limit) { () async -> Result<String, any Error> in
-            do { return .success(try await self.output(containing: needle)) } catch { return .failure(error) }
-        }
-        guard let outcome else {
-            send(SIGKILL)  // ends the abandoned wait
-            throw TestingError("\(child.name) printed no \"\(needle)\" within \(limit): \(standardOutput.suffix(2000))")
-        }
-        return try outcome.get()
     }
 
     /// Sends `signal` (e.g. `SIGTERM`) unless the process has exited.
@@ -149,16 +138,5 @@ public final class RunningProcess: Sendable {
     /// Waits for the exit; returns the exit code, or 128 + the signal that killed it.
     public func exitStatus() async -> Int32 {
         await child.exit()
-    }
-
-    /// Waits for the exit for at most `limit`; past it, kills the process and throws.
-    /// - Returns: the exit code, or 128 + the signal that killed it.
-    /// - Throws: `TestingError` naming the program, `limit` and the end of its output.
-    public func exitStatus(within limit: Duration) async throws -> Int32 {
-        guard let status = await finished(within: limit, { await self.exitStatus() }) else {
-            send(SIGKILL)
-            throw TestingError("\(child.name) did not exit within \(limit) (killed): \(standardOutput.suffix(2000))")
-        }
-        return status
     }
 }

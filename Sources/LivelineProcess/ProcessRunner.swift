@@ -19,9 +19,11 @@ public struct ProcessOutput: Sendable {
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// Standard error decoded as UTF-8.
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    /// Whether the run's time limit passed first and the program (with every process it started) was killed.
+    public var timedOut = false
 }
 
-/// Runs a program to completion: the one place tests and test support start short-lived tools.
+/// Runs a program to completion: the one place the tools, tests and test support start short-lived programs.
 ///
 /// The program runs and is waited for on a dedicated thread, never on one of Swift concurrency's
 /// few cooperative threads, so tests running in parallel keep those free for their servers.
@@ -36,18 +38,21 @@ public enum ProcessRunner {
     ///   - stdin: bytes for its standard input (`/dev/null` when nil).
     ///   - directory: its working directory (the current one when nil).
     ///   - environment: its whole environment (this process's when nil).
-    /// - Throws: `TestingError` when the program cannot be started.
+    ///   - limit: the most the run may take (wall clock); past it the program and its process
+    ///     group (it leads one then: whatever it started) are killed and `timedOut` is set.
+    /// - Throws: `ProcessError` when the program cannot be started.
     public static func run(
         _ executable: String,
         _ arguments: [String] = [],
         stdin: Data? = nil,
         directory: URL? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil,
+        within limit: Duration? = nil
     ) async throws -> ProcessOutput {
         try await withCheckedThrowingContinuation { continuation in
             startThread(name: executable) {
                 continuation.resume(with: Result {
-                    try runHere(executable, arguments, stdin: stdin, directory: directory, environment: environment)
+                    try runHere(executable, arguments, stdin: stdin, directory: directory, environment: environment, limit: limit)
                 })
             }
         }
@@ -55,7 +60,7 @@ public enum ProcessRunner {
 
     /// `run` for synchronous callers: the same dedicated thread, the caller blocks until it ends.
     /// From async code use `run`.
-    /// - Throws: `TestingError` when the program cannot be started.
+    /// - Throws: `ProcessError` when the program cannot be started.
     public static func runBlocking(
         _ executable: String,
         _ arguments: [String] = [],
@@ -66,7 +71,7 @@ public enum ProcessRunner {
         let result = Mutexed<Result<ProcessOutput, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         startThread(name: executable) {
-            result.set(Result { try runHere(executable, arguments, stdin: stdin, directory: directory, environment: environment) })
+            result.set(Result { try runHere(executable, arguments, stdin: stdin, directory: directory, environment: environment, limit: nil) })
             done.signal()
         }
         done.wait()
@@ -75,14 +80,14 @@ public enum ProcessRunner {
 
     /// Runs `executable` and returns its standard output, throwing with its standard error when
     /// it exits with a status other than 0.
-    /// - Throws: `TestingError` naming the command, its status and its standard error.
+    /// - Throws: `ProcessError` naming the command, its status and its standard error.
     @discardableResult
     public static func checked(_ executable: String, _ arguments: [String], stdin: Data? = nil) async throws -> Data {
         try check(await run(executable, arguments, stdin: stdin), executable, arguments)
     }
 
     /// `checked` for synchronous callers (blocks the caller; from async code use `checked`).
-    /// - Throws: `TestingError` naming the command, its status and its standard error.
+    /// - Throws: `ProcessError` naming the command, its status and its standard error.
     @discardableResult
     public static func checkedBlocking(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> Data {
         try check(runBlocking(executable, arguments, stdin: stdin), executable, arguments)
@@ -91,7 +96,7 @@ public enum ProcessRunner {
     private static func check(_ output: ProcessOutput, _ executable: String, _ arguments: [String]) throws -> Data {
         guard output.status == 0 else {
             let command = ([executable] + arguments).joined(separator: " ")
-            throw TestingError("`\(command)` exited with status \(output.status): \(output.stderrText)")
+            throw ProcessError("`\(command)` exited with status \(output.status): \(output.stderrText)")
         }
         return output.stdout
     }
@@ -112,20 +117,21 @@ public enum ProcessRunner {
 
     /// Starts the program and does its I/O on the calling (dedicated) thread.
     private static func runHere(
-        _ executable: String, _ arguments: [String], stdin: Data?, directory: URL?, environment: [String: String]?
+        _ executable: String, _ arguments: [String], stdin: Data?, directory: URL?, environment: [String: String]?, limit: Duration?
     ) throws -> ProcessOutput {
-        let output = try pipe(), errors = try pipe()
+        let deadline = limit.map { ContinuousClock.now + $0 }
+        let output = try Spawn.pipe(), errors = try Spawn.pipe()
         var input: (read: Int32, write: Int32)
         if stdin != nil {
-            input = try pipe()
+            input = try Spawn.pipe()
         } else {
             let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            guard null >= 0 else { throw TestingError("cannot open /dev/null: \(String(cString: strerror(errno)))") }
+            guard null >= 0 else { throw ProcessError("cannot open /dev/null: \(String(cString: strerror(errno)))") }
             input = (null, -1)
         }
         let child: ChildProcess
         do {
-            child = try ChildProcess.spawn(executable, arguments, environment: environment, directory: directory,
+            child = try ChildProcess.spawn(executable, arguments, environment: environment, directory: directory, newProcessGroup: limit != nil,
                                            stdin: input.read, stdout: output.write, stderr: errors.write)
         } catch {
             for fd in [output.read, output.write, errors.read, errors.write, input.read, input.write] where fd >= 0 { close(fd) }
@@ -145,13 +151,26 @@ public enum ProcessRunner {
             }
         }
         var stdoutData = Data(), stderrData = Data()
+        var timedOut = false
         var reading: [Int32: Bool] = [output.read: true, errors.read: true]
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while reading.values.contains(true) || input.write >= 0 {
             var fds: [pollfd] = []
             if input.write >= 0 { fds.append(pollfd(fd: input.write, events: Int16(POLLOUT), revents: 0)) }
             for (fd, open) in reading where open { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
+            var wait: Int32 = -1
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                if left <= .zero {
+                    // Past the limit: kill the program and whatever it started (a grandchild may
+                    // hold the pipes open), and stop reading.
+                    child.sendToGroup(SIGKILL)
+                    timedOut = true
+                    break
+                }
+                wait = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            }
+            let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
@@ -184,16 +203,7 @@ public enum ProcessRunner {
         close(output.read)
         close(errors.read)
         if input.write >= 0 { close(input.write) }
-        let status = child.waitBlocking(timeout: .seconds(86_400)) ?? -1
-        return ProcessOutput(status: status, stdout: stdoutData, stderr: stderrData)
-    }
-
-    /// A pipe whose both ends are closed on exec (the child gets its end through dup2 only).
-    static func pipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard SpawnExtensions.pipe2(&fds, O_CLOEXEC) == 0 else {
-            throw TestingError("pipe2 failed: \(String(cString: strerror(errno)))")
-        }
-        return (fds[0], fds[1])
+        let status = child.waitBlocking(timeout: timedOut ? .seconds(10) : .seconds(86_400)) ?? -1
+        return ProcessOutput(status: status, stdout: stdoutData, stderr: stderrData, timedOut: timedOut)
     }
 }

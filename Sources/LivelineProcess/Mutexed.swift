@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A value guarded by a `Mutex`, shareable across threads (small helper for test support).
+/// A value guarded by a `Mutex`, shareable across threads (for `ProcessRunner.runBlocking`).
 final class Mutexed<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
