@@ -2,6 +2,7 @@ import Foundation
 import LivelineBrowser
 import LivelineCore
 import LivelinePreview
+import LivelineTesting
 import Testing
 
 /// `liveline preview --template FILE`: a team's own type drawn from its design template, and
@@ -39,8 +40,10 @@ struct PreviewTemplateCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let template = dir.appendingPathComponent("ride.template.json").path
         let out = dir.appendingPathComponent("out")
-        let result = try await CLI.run(["preview", dir.appendingPathComponent("start.json").path, dir.appendingPathComponent("arrived.json").path,
-                                        "--out", out.path, "--template", template, "--attributes", #"{"driver": "Ana"}"#])
+        let result = try await TestBrowsers.withSlot("liveline preview --template") {
+            try await CLI.run(["preview", dir.appendingPathComponent("start.json").path, dir.appendingPathComponent("arrived.json").path,
+                               "--out", out.path, "--template", template, "--attributes", #"{"driver": "Ana"}"#])
+        }
         #expect(result.status == 0, "\(result.stderr)")
         let start = try String(contentsOf: out.appendingPathComponent("start/index.html"), encoding: .utf8)
         let arrived = try String(contentsOf: out.appendingPathComponent("arrived/index.html"), encoding: .utf8)

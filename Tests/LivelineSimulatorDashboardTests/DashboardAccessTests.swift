@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCore
+import LivelineProcess
 import LivelineSimulatorDashboard
 import LivelineTesting
 import Testing

@@ -132,6 +132,8 @@ public final class SimulatedPhoneFixture: Sendable {
             if let productionHost { stops.append(("the simulator's production host", { await productionHost.stop() })) }
             var config = ServiceConfiguration()
             config.port = 0
+            // Every answer the simulated phones get is checked against /openapi.json's schemas.
+            config.checkAnswers = true
             config.database = directory + "/liveline.db"
             if let productionHost {
                 config.apnsSandboxHost = "127.0.0.1:\(sandboxHost.port)"
