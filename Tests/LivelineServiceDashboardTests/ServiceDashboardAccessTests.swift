@@ -1,7 +1,6 @@
 import Foundation
 import LivelineCore
 import LivelineServiceDashboard
-import LivelineProcess
 import LivelineTesting
 import Testing
 
@@ -9,27 +8,7 @@ import Testing
 /// every answer carries. Against the real servers, with curl.
 @Suite("The service's dashboard: access token, exact Host, security headers")
 struct ServiceDashboardAccessTests {
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: String
-    }
-
-    /// curl `url` with `extra` arguments; the status, the headers (lowercased names) and the body.
-    static func fetch(_ url: String, _ extra: [String] = []) async throws -> Answer {
-        let output = try await ProcessRunner.run("/usr/bin/curl", ["-s", "-i", "--max-time", "30"] + extra + [url])
-        let text = output.stdoutText
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let head = parts.first ?? ""
-        var headers: [String: String] = [:]
-        let lines = head.components(separatedBy: "\r\n")
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return Answer(status: status, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
-    }
+    static func fetch(_ url: String, _ extra: [String] = []) async throws -> CurlAnswer { try await CurlAnswer.fetch(url, extra) }
 
     @Test("the service's page: no token 401, ?token= sets a cookie that then suffices, a wrong token 401; every answer has CSP and the usual headers")
     func serviceDashboardToken() async throws {

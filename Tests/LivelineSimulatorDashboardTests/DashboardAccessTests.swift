@@ -1,6 +1,5 @@
 import Foundation
 import LivelineCore
-import LivelineProcess
 import LivelineSimulatorDashboard
 import LivelineTesting
 import Testing
@@ -9,27 +8,7 @@ import Testing
 /// every answer carries. Against the real servers, with curl.
 @Suite("The simulator's dashboard: access token, exact Host, security headers")
 struct DashboardAccessTests {
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: String
-    }
-
-    /// curl `url` with `extra` arguments; the status, the headers (lowercased names) and the body.
-    static func fetch(_ url: String, _ extra: [String] = []) async throws -> Answer {
-        let output = try await ProcessRunner.run("/usr/bin/curl", ["-s", "-i", "--max-time", "30"] + extra + [url])
-        let text = output.stdoutText
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let head = parts.first ?? ""
-        var headers: [String: String] = [:]
-        let lines = head.components(separatedBy: "\r\n")
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return Answer(status: status, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
-    }
+    static func fetch(_ url: String, _ extra: [String] = []) async throws -> CurlAnswer { try await CurlAnswer.fetch(url, extra) }
 
     @Test("the simulator's dashboard: its control routes need the token too, and refuse a rebinding Host")
     func simulatorDashboardToken() async throws {
